@@ -1,0 +1,33 @@
+# Two developer verbs: `make test` and `make lint`. Both set up .venv themselves.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install test lint bench eval eval-baseline clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(PY) -m ruff check shared services tests bench evals
+
+bench: $(STAMP)
+	$(PY) bench/portfolio_bench.py
+
+eval: $(STAMP)
+	$(PY) evals/run.py --check
+
+eval-baseline: $(STAMP)
+	$(PY) evals/run.py --write-baseline
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

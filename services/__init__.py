@@ -1,0 +1,1 @@
+"""Thin adapters over the core: the API, the worker pool, the MCP gateway."""

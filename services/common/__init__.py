@@ -1,0 +1,1 @@
+"""What the services share: the request guard and the job table."""

@@ -1,0 +1,101 @@
+"""The `solograph` console script: the core CLI plus the commands that start services.
+
+Service modules are imported only when their command runs, so a plain read (and the hook)
+never pays for FastAPI, Celery or the MCP SDK.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from solograph import cli
+from solograph.config import Settings
+from solograph.errors import SolographError
+
+
+def _add_service_commands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("mcp", help="the MCP server: stdio (for `claude mcp add`) or --http")
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead")
+    p.add_argument("--host", help="bind address (default SOLOGRAPH_HOST or 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default SOLOGRAPH_MCP_PORT or 8766)")
+    p = sub.add_parser("api", help="the HTTP API (reads, jobs, /health, /docs)")
+    p.add_argument("--host", help="bind address (default SOLOGRAPH_HOST or 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default SOLOGRAPH_API_PORT or 8765)")
+    p = sub.add_parser("worker", help="a Celery worker (needs SOLOGRAPH_REDIS_URL)")
+    p.add_argument("-Q", "--queues", default="scan,sessions,kb,scrapers",
+                   help="queues to consume, comma-separated")
+    p.add_argument("-c", "--concurrency", type=int, default=2)
+    sub.add_parser("beat", help="the Celery beat schedule: the nightly refresh (run exactly one)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] not in SERVICE_COMMANDS and not _is_queued_scan(argv):
+        return cli.main(argv, extend=_add_service_commands)
+    parser = cli.build_parser(extend=_add_service_commands)
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+        if args.command == "scan":
+            return _queued_scan(settings, args)
+        return SERVICE_COMMANDS[args.command](settings, args)
+    except SolographError as exc:
+        print(f"solograph: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"  hint: {exc.hint}", file=sys.stderr)
+        return 1
+
+
+def _is_queued_scan(argv: list[str]) -> bool:
+    return argv[0] == "scan" and "--queue" in argv
+
+
+def _queued_scan(settings: Settings, args: argparse.Namespace) -> int:
+    from solograph_services.common.jobs import create_celery, submit
+
+    celery = create_celery(settings)
+    job = submit(celery, "scan", projects=args.project or None,
+                 registry=not args.project and not args.no_registry)
+    print(cli.reads.to_json({"job": job, "queued": "scan"}) if args.json
+          else f"queued scan as job {job}")
+    return 0
+
+
+def _mcp(settings: Settings, args: argparse.Namespace) -> int:
+    from solograph_services.mcp import server
+
+    if args.http:
+        server.serve_http(settings.with_(host=args.host or settings.host,
+                                         mcp_port=args.port or settings.mcp_port))
+    else:
+        server.run_stdio(settings)
+    return 0
+
+
+def _api(settings: Settings, args: argparse.Namespace) -> int:
+    from solograph_services.api import app
+
+    app.serve(settings.with_(host=args.host or settings.host,
+                             api_port=args.port or settings.api_port))
+    return 0
+
+
+def _worker(settings: Settings, args: argparse.Namespace) -> int:
+    from solograph_services.worker import app
+
+    app.run_worker(settings, queues=args.queues.split(","), concurrency=args.concurrency)
+    return 0
+
+
+def _beat(settings: Settings, args: argparse.Namespace) -> int:
+    from solograph_services.worker import app
+
+    app.run_beat(settings)
+    return 0
+
+
+SERVICE_COMMANDS = {"mcp": _mcp, "api": _api, "worker": _worker, "beat": _beat}
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""One settings object, built at each entry point from the environment and `.solograph.yaml`.
+
+The core never reads the environment itself: entry points call `Settings.from_env()` and pass
+the result down.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import yaml
+
+from solograph.errors import ConfigError
+
+CONFIG_FILE = ".solograph.yaml"
+PRIVATE_MARKERS = (".solograph-private", ".metadata_never_index")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    scan_paths: tuple[Path, ...] = ()
+    scope: tuple[str, ...] = ()
+    kb_path: Path | None = None
+    claude_projects: Path | None = None
+    max_file_bytes: int = 1_000_000
+    query_timeout_ms: int = 2_000
+    redis_url: str = ""
+    # Serving: loopback unless told otherwise; beyond loopback a token is required.
+    host: str = "127.0.0.1"
+    # Where clients reach the service from outside its container: compose binds 0.0.0.0
+    # inside and publishes on 127.0.0.1, which is still loopback-only. Defaults to `host`.
+    published_host: str = ""
+    api_port: int = 8765
+    mcp_port: int = 8766
+    search_port: int = 8002
+    token: str = ""
+    allowed_hosts: tuple[str, ...] = ()
+    nightly_hour: int = 4
+    max_results: int = 100
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def portfolio_db(self) -> Path:
+        return self.home / "portfolio.db"
+
+    def with_(self, **changes) -> Settings:
+        return replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, *, cwd: Path | None = None) -> Settings:
+        env = os.environ if env is None else env
+        cwd = cwd or Path.cwd()
+        home = Path(env.get("SOLOGRAPH_HOME") or "~/.solo").expanduser()
+        scan_paths = tuple(
+            Path(p.strip()).expanduser() for p in env.get("CODEGRAPH_SCAN_PATH", "").split(",")
+            if p.strip()
+        )
+        if not scan_paths:
+            scan_paths = (Path("~/projects").expanduser(),)
+        kb_raw = env.get("KB_PATH", "").strip()
+        kb_path = Path(kb_raw).expanduser() if kb_raw else None
+        scope = _split_scope(env.get("SOLOGRAPH_SCOPE", ""))
+        if not scope:
+            scope = _yaml_scope((kb_path or cwd) / CONFIG_FILE)
+        claude = env.get("CLAUDE_PROJECTS_PATH", "").strip()
+        return cls(
+            home=home,
+            scan_paths=scan_paths,
+            scope=scope,
+            kb_path=kb_path,
+            claude_projects=Path(claude).expanduser() if claude
+            else Path("~/.claude/projects").expanduser(),
+            max_file_bytes=_int(env, "SOLOGRAPH_MAX_FILE_BYTES", 1_000_000),
+            query_timeout_ms=_int(env, "SOLOGRAPH_QUERY_TIMEOUT_MS", 2_000),
+            redis_url=env.get("SOLOGRAPH_REDIS_URL", "").strip(),
+            host=env.get("SOLOGRAPH_HOST", "").strip() or "127.0.0.1",
+            published_host=env.get("SOLOGRAPH_PUBLISHED_HOST", "").strip(),
+            api_port=_int(env, "SOLOGRAPH_API_PORT", 8765),
+            mcp_port=_int(env, "SOLOGRAPH_MCP_PORT", 8766),
+            search_port=_int(env, "SOLOGRAPH_SEARCH_PORT", 8002),
+            token=env.get("SOLOGRAPH_TOKEN", "").strip(),
+            allowed_hosts=tuple(h.strip() for h in env.get("SOLOGRAPH_ALLOWED_HOSTS", "")
+                                .split(",") if h.strip()),
+            nightly_hour=_hour(env),
+            max_results=_int(env, "SOLOGRAPH_MAX_RESULTS", 100),
+        )
+
+    @property
+    def loopback_only(self) -> bool:
+        return (self.published_host or self.host) in LOOPBACK_HOSTS
+
+
+def _hour(env: Mapping[str, str]) -> int:
+    raw = env.get("SOLOGRAPH_NIGHTLY_HOUR", "").strip() or "4"
+    if not raw.isdigit() or not 0 <= int(raw) <= 23:
+        raise ConfigError(f"SOLOGRAPH_NIGHTLY_HOUR must be an hour 0-23, got {raw!r}")
+    return int(raw)
+
+
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be an integer, got {raw!r}") from None
+    if value <= 0:
+        raise ConfigError(f"{name} must be positive, got {value}")
+    return value
+
+
+def _split_scope(raw: str) -> tuple[str, ...]:
+    return tuple(w for w in raw.replace(",", " ").split() if w)
+
+
+def _yaml_scope(path: Path) -> tuple[str, ...]:
+    """`scope:` from a `.solograph.yaml`: a list of project names or one space-separated string."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return ()
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top level")
+    scope = data.get("scope")
+    if scope is None:
+        return ()
+    if isinstance(scope, str):
+        return _split_scope(scope)
+    if isinstance(scope, list) and all(isinstance(s, str) for s in scope):
+        return tuple(scope)
+    raise ConfigError(f"{path}: `scope:` must be a list of project names")
+
+
+def is_private(path: Path, *, stop: Path | None = None) -> bool:
+    """True when `path` or any parent (up to `stop`, inclusive) holds a private marker."""
+    for folder in (path, *path.parents):
+        if any((folder / marker).exists() for marker in PRIVATE_MARKERS):
+            return True
+        if stop is not None and folder == stop:
+            break
+    return False

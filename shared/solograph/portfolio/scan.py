@@ -1,0 +1,252 @@
+"""The incremental scan: definitions, files and packages of every registered project.
+
+A file is re-read only when its size or mtime changed; deleted files leave the index. Work on
+the files happens outside the write lock; each project's changes are then written in one short
+transaction, so a crash leaves the index as it was before that project started.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from solograph.portfolio.definitions import Definition, DefinitionExtractor, language_for_path
+from solograph.portfolio.files import list_files
+from solograph.portfolio.manifests import Package, manifest_kind, parse_manifest
+from solograph.portfolio.registry import Project
+from solograph.store import transaction
+from solograph.text.secrets import redact
+from solograph.text.tokens import fold_name, identifier_index_text, index_text
+
+BINARY_SNIFF_BYTES = 8192
+
+Progress = Callable[[str, int, int], None]  # (project name, files done, files to read)
+
+
+@dataclass
+class ScanReport:
+    projects: int = 0
+    files: int = 0
+    parsed: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    symbols: int = 0
+    syntax_errors: int = 0
+    manifests: int = 0
+    packages: int = 0
+    skipped: dict[str, int] = field(default_factory=lambda: {"binary": 0, "huge": 0,
+                                                             "unreadable": 0})
+    missing: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"projects": self.projects, "files": self.files, "parsed": self.parsed,
+                "unchanged": self.unchanged, "deleted": self.deleted, "symbols": self.symbols,
+                "syntax_errors": self.syntax_errors, "manifests": self.manifests,
+                "packages": self.packages, "skipped": dict(self.skipped),
+                "missing": list(self.missing), "seconds": round(self.seconds, 3)}
+
+    def summary(self) -> str:
+        skipped = ", ".join(f"{v} {k}" for k, v in self.skipped.items() if v) or "none"
+        line = (f"scanned {self.projects} projects: {self.files} files, {self.parsed} read, "
+                f"{self.unchanged} unchanged, {self.deleted} removed, {self.symbols} definitions "
+                f"indexed, {self.syntax_errors} with syntax errors, skipped: {skipped}; "
+                f"{self.packages} packages from {self.manifests} manifests "
+                f"in {self.seconds:.2f}s")
+        if self.missing:
+            line += f"; missing checkouts: {', '.join(self.missing)}"
+        return line
+
+
+@dataclass
+class _FileResult:
+    rel: str
+    language: str
+    size: int
+    mtime_ns: int
+    status: str
+    lines: int = 0
+    definitions: list[Definition] = field(default_factory=list)
+
+
+@dataclass
+class _ManifestResult:
+    rel: str
+    manager: str
+    size: int
+    mtime_ns: int
+    packages: list[Package]
+    error: str | None
+
+
+def scan(conn: sqlite3.Connection, projects: list[Project], *, max_file_bytes: int = 1_000_000,
+         progress: Progress | None = None) -> ScanReport:
+    report = ScanReport()
+    started = time.perf_counter()
+    extractor = DefinitionExtractor()
+    changed_symbols = 0
+    for project in projects:
+        if not project.path.is_dir():
+            report.missing.append(project.name)
+            continue
+        report.projects += 1
+        changed_symbols += _scan_project(conn, project, extractor, report,
+                                         max_file_bytes=max_file_bytes, progress=progress)
+    if changed_symbols > 1000:
+        with transaction(conn):
+            conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('optimize')")
+    with transaction(conn):
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('last_scan', ?)",
+                     (str(time.time()),))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
+def _scan_project(conn: sqlite3.Connection, project: Project, extractor: DefinitionExtractor,
+                  report: ScanReport, *, max_file_bytes: int, progress: Progress | None) -> int:
+    root = project.path
+    known = {r["path"]: (r["id"], r["size"], r["mtime_ns"]) for r in conn.execute(
+        "SELECT id, path, size, mtime_ns FROM files WHERE project_id = ?", (project.id,))}
+    known_manifests = {r["path"]: (r["id"], r["size"], r["mtime_ns"]) for r in conn.execute(
+        "SELECT id, path, size, mtime_ns FROM manifests WHERE project_id = ?", (project.id,))}
+
+    to_read: list[tuple[str, str, os.stat_result]] = []
+    manifests_to_read: list[tuple[str, str, os.stat_result]] = []
+    present: set[str] = set()
+    present_manifests: set[str] = set()
+    for rel in list_files(root):
+        language = language_for_path(rel)
+        manager = manifest_kind(rel.rsplit("/", 1)[-1])
+        if language is None and manager is None:
+            continue
+        st = _stat(root / rel)
+        if st is None:
+            continue
+        if language is not None:
+            present.add(rel)
+            report.files += 1
+            old = known.get(rel)
+            if old and old[1] == st.st_size and old[2] == st.st_mtime_ns:
+                report.unchanged += 1
+            else:
+                to_read.append((rel, language, st))
+        if manager is not None:
+            present_manifests.add(rel)
+            old = known_manifests.get(rel)
+            if not (old and old[1] == st.st_size and old[2] == st.st_mtime_ns):
+                manifests_to_read.append((rel, manager, st))
+
+    results: list[_FileResult] = []
+    for done, (rel, language, st) in enumerate(to_read, 1):
+        results.append(_read_source(root, rel, language, st, extractor, max_file_bytes))
+        if progress and (done % 50 == 0 or done == len(to_read)):
+            progress(project.name, done, len(to_read))
+    manifest_results = [_read_manifest(root, rel, manager, st, max_file_bytes)
+                        for rel, manager, st in manifests_to_read]
+
+    gone = [known[p][0] for p in known.keys() - present]
+    gone_manifests = [known_manifests[p][0] for p in known_manifests.keys() - present_manifests]
+    added = 0
+    with transaction(conn):
+        conn.executemany("DELETE FROM files WHERE id = ?", [(i,) for i in gone])
+        conn.executemany("DELETE FROM manifests WHERE id = ?", [(i,) for i in gone_manifests])
+        for result in results:
+            added += _write_file(conn, project.id, result)
+        for result in manifest_results:
+            _write_manifest(conn, project.id, result)
+        conn.execute("UPDATE projects SET scanned_at = ? WHERE id = ?", (time.time(), project.id))
+
+    report.deleted += len(gone)
+    report.parsed += len(results)
+    report.symbols += added
+    for result in results:
+        if result.status in report.skipped:
+            report.skipped[result.status] += 1
+        elif result.status == "syntax_error":
+            report.syntax_errors += 1
+    report.manifests += len(manifest_results)
+    report.packages += sum(len(m.packages) for m in manifest_results)
+    return added + len(gone)
+
+
+def _read_source(root: Path, rel: str, language: str, st: os.stat_result,
+                 extractor: DefinitionExtractor, max_file_bytes: int) -> _FileResult:
+    result = _FileResult(rel, language, st.st_size, st.st_mtime_ns, "ok")
+    if st.st_size > max_file_bytes:
+        result.status = "huge"
+        return result
+    try:
+        data = (root / rel).read_bytes()
+    except OSError:
+        result.status = "unreadable"
+        return result
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        result.status = "binary"
+        return result
+    result.lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    parsed = extractor.extract(language, data)
+    result.definitions = parsed.definitions
+    if parsed.has_error:
+        result.status = "syntax_error"
+    return result
+
+
+def _read_manifest(root: Path, rel: str, manager: str, st: os.stat_result,
+                   max_file_bytes: int) -> _ManifestResult:
+    if st.st_size > max_file_bytes:
+        return _ManifestResult(rel, manager, st.st_size, st.st_mtime_ns, [], "file too large")
+    try:
+        text = (root / rel).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return _ManifestResult(rel, manager, st.st_size, st.st_mtime_ns, [], str(exc))
+    packages, error = parse_manifest(rel.rsplit("/", 1)[-1], text)
+    return _ManifestResult(rel, manager, st.st_size, st.st_mtime_ns, packages, error)
+
+
+def _write_file(conn: sqlite3.Connection, project_id: int, r: _FileResult) -> int:
+    row = conn.execute("SELECT id FROM files WHERE project_id = ? AND path = ?",
+                       (project_id, r.rel)).fetchone()
+    if row:
+        file_id = row[0]
+        conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
+        conn.execute("UPDATE files SET language = ?, lines = ?, size = ?, mtime_ns = ?, "
+                     "status = ? WHERE id = ?",
+                     (r.language, r.lines, r.size, r.mtime_ns, r.status, file_id))
+    else:
+        file_id = conn.execute(
+            "INSERT INTO files (project_id, path, language, lines, size, mtime_ns, status) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (project_id, r.rel, r.language, r.lines, r.size, r.mtime_ns, r.status)).lastrowid
+    conn.executemany(
+        "INSERT INTO symbols (file_id, project_id, name, kind, line, scope, name_key, words, "
+        "scope_words) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(file_id, project_id, d.name, d.kind, d.line, d.scope, fold_name(d.name),
+          identifier_index_text(d.name), index_text(d.scope)) for d in r.definitions])
+    return len(r.definitions)
+
+
+def _write_manifest(conn: sqlite3.Connection, project_id: int, m: _ManifestResult) -> None:
+    conn.execute("DELETE FROM manifests WHERE project_id = ? AND path = ?", (project_id, m.rel))
+    manifest_id = conn.execute(
+        "INSERT INTO manifests (project_id, path, manager, size, mtime_ns, error) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (project_id, m.rel, m.manager, m.size, m.mtime_ns, m.error)).lastrowid
+    conn.executemany(
+        "INSERT INTO packages (manifest_id, project_id, manager, name, spec, dev) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [(manifest_id, project_id, p.manager, p.name, redact(p.spec), int(p.dev))
+         for p in m.packages])

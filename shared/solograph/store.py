@@ -1,0 +1,146 @@
+"""SQLite connections and the migration runner.
+
+Every connection runs in WAL mode with a busy timeout; readers open read-only. Migrations are
+the SQL files in `migrations/<store>/`, applied in name order, each in one transaction and
+recorded by name so a second run does nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+from solograph.errors import NotIndexed, QueryTimeout, StoreError
+
+BUSY_TIMEOUT_S = 10.0
+
+
+def migration_files(store: str) -> list[tuple[str, str]]:
+    """(name, sql) for each migration of `store`, in the order they apply."""
+    folder = resources.files("solograph.migrations").joinpath(store)
+    if not folder.is_dir():
+        raise StoreError(f"no migrations for store {store!r}")
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
+    return [(f.name.removesuffix(".sql"), f.read_text(encoding="utf-8")) for f in files]
+
+
+def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def connect_writer(path: Path, store: str) -> sqlite3.Connection:
+    """A read-write connection with every pending migration of `store` applied."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # isolation_level=None: we issue BEGIN IMMEDIATE ourselves so writes never upgrade a lock.
+    conn = _configure(sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                                      check_same_thread=False))
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    migrate(conn, store)
+    return conn
+
+
+def connect_reader(path: Path, store: str) -> sqlite3.Connection:
+    """A read-only connection. A store that is missing raises NotIndexed; one whose migrations
+    are behind is brought up to date first through a short-lived writer."""
+    if not path.exists():
+        raise NotIndexed(f"{store} index not found at {path}",
+                         hint=_build_hint(store))
+    conn = _configure(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S,
+                                      isolation_level=None, check_same_thread=False))
+    if pending_migrations(conn, store):
+        conn.close()
+        connect_writer(path, store).close()
+        conn = _configure(sqlite3.connect(f"file:{path}?mode=ro", uri=True,
+                                          timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                                          check_same_thread=False))
+    return conn
+
+
+def _build_hint(store: str) -> str:
+    return {
+        "portfolio": "run `solograph registry && solograph scan` to index your repositories",
+    }.get(store, f"index the {store} store first")
+
+
+def applied_migrations(conn: sqlite3.Connection) -> list[str]:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='_migrations'").fetchone()
+    if not exists:
+        return []
+    return [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY name")]
+
+
+def pending_migrations(conn: sqlite3.Connection, store: str) -> list[str]:
+    done = set(applied_migrations(conn))
+    return [name for name, _ in migration_files(store) if name not in done]
+
+
+def migrate(conn: sqlite3.Connection, store: str) -> list[str]:
+    """Apply pending migrations of `store`; returns the names applied."""
+    conn.execute("CREATE TABLE IF NOT EXISTS _migrations "
+                 "(name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
+    applied = []
+    for name, sql in migration_files(store):
+        with transaction(conn):
+            # Re-check inside the write lock: another process may have migrated meanwhile.
+            if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
+                continue
+            for statement in _statements(sql):
+                conn.execute(statement)
+            conn.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
+                         (name, time.time()))
+            applied.append(name)
+    return applied
+
+
+def _statements(sql: str) -> Iterator[str]:
+    """Split a migration into statements (executescript would commit our transaction)."""
+    buffer = ""
+    for line in sql.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                yield buffer
+            buffer = ""
+    if buffer.strip() and not buffer.strip().startswith("--"):
+        yield buffer
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+@contextmanager
+def time_limit(conn: sqlite3.Connection, ms: int) -> Iterator[None]:
+    """Interrupt any statement on `conn` that runs past `ms` milliseconds."""
+    deadline = time.monotonic() + ms / 1000
+
+    def check() -> int:
+        return 1 if time.monotonic() > deadline else 0
+
+    conn.set_progress_handler(check, 10_000)
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        if "interrupted" in str(exc):
+            raise QueryTimeout(f"query took longer than {ms} ms",
+                               hint="use more specific words or narrow with a project") from None
+        raise
+    finally:
+        conn.set_progress_handler(None, 0)

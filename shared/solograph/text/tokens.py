@@ -1,0 +1,104 @@
+"""The one tokenizer and stemmer, used at index time and at query time.
+
+Text is cut into words, identifiers are split on camelCase, PascalCase, snake_case, kebab-case
+and digits, every word is lowercased and stemmed with Snowball (Russian for Cyrillic words,
+English otherwise). FTS5 tables store the stems in a stock `unicode61` table, so any SQLite
+reader can query them; queries go through the same functions and are built from quoted terms,
+so FTS5 syntax typed by a user is never an error.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import Stemmer
+
+from solograph.errors import BadQuery
+
+MAX_QUERY_TERMS = 16
+
+_RUN = re.compile(r"[^\W_]+")
+# Order matters: an acronym before a capitalised word ("HTTPResponse" -> HTTP, Response),
+# then capitalised or lower words, then digit runs, then any other letters.
+_PART = re.compile(
+    r"[A-ZА-ЯЁ]+(?=[A-ZА-ЯЁ][a-zа-яё])|[A-ZА-ЯЁ]?[a-zа-яё]+|[A-ZА-ЯЁ]+|\d+|[^\W\d_]+"
+)
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+
+_english = Stemmer.Stemmer("english")
+_russian = Stemmer.Stemmer("russian")
+
+
+def split_identifier(word: str) -> list[str]:
+    """`parseHTTPResponse2` -> ['parse', 'http', 'response', '2']."""
+    return [p.lower() for p in _PART.findall(word)]
+
+
+def words(text: str) -> list[str]:
+    """Every word of `text`, identifiers split, lowercased (not stemmed)."""
+    out: list[str] = []
+    for run in _RUN.findall(text):
+        out.extend(split_identifier(run))
+    return out
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Snowball stem of one lowercased word: Russian for Cyrillic, English otherwise."""
+    if word.isdigit():
+        return word
+    if _CYRILLIC.search(word):
+        return _russian.stemWord(word.replace("ё", "е"))
+    return _english.stemWord(word)
+
+
+def stems(text: str) -> list[str]:
+    return [stem(w) for w in words(text)]
+
+
+def index_text(text: str) -> str:
+    """What an FTS column stores for `text`: its stems, space-separated."""
+    return " ".join(stems(text))
+
+
+def identifier_index_text(name: str) -> str:
+    """Stems of an identifier's parts, plus the whole name folded, so that a query written as
+    one word (`authmiddleware`) finds `AuthMiddleware` too."""
+    parts = words(name)
+    out = [stem(p) for p in parts]
+    folded = "".join(parts)
+    if len(parts) > 1 and folded:
+        out.append(folded)
+    return " ".join(out)
+
+
+def fold_name(name: str) -> str:
+    """A spelling-free key: `AuthMiddleware`, `auth_middleware`, `auth-middleware` -> authmiddleware."""
+    return "".join(words(name))
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct stems of a user query, in order, at most MAX_QUERY_TERMS."""
+    seen: dict[str, None] = {}
+    for s in stems(query):
+        seen.setdefault(s, None)
+    terms = list(seen)[:MAX_QUERY_TERMS]
+    if not terms:
+        raise BadQuery(f"no searchable words in {query!r}",
+                       hint="use letters or digits: for example `auth middleware`")
+    return terms
+
+
+def fts_term(term: str) -> str:
+    """One quoted FTS5 term, searched as a prefix when it is long enough to be selective."""
+    quoted = '"' + term.replace('"', '""') + '"'
+    return quoted + "*" if len(term) >= 2 else quoted
+
+
+def match_all(terms: list[str]) -> str:
+    return " ".join(fts_term(t) for t in terms)
+
+
+def match_any(terms: list[str]) -> str:
+    return " OR ".join(fts_term(t) for t in terms)

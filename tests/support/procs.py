@@ -1,0 +1,104 @@
+"""Real processes for integration tests: a redis-server, a worker, a uvicorn server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+VENV_BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def solograph_cmd(*args: str) -> list[str]:
+    """The installed console script, from this interpreter's environment."""
+    exe = VENV_BIN / "solograph"
+    if exe.exists():
+        return [str(exe), *args]
+    return [sys.executable, "-m", "solograph_services.entry", *args]
+
+
+def wait_for_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode} before listening")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listened on {port} within {timeout}s")
+
+
+def wait_for_http(url: str, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode} before serving {url}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status < 500:
+                    return
+        except Exception as exc:  # noqa: BLE001 - retrying until ready
+            last = exc
+        time.sleep(0.1)
+    raise TimeoutError(f"{url} did not answer within {timeout}s: {last}")
+
+
+@contextmanager
+def process(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
+            log: Path | None = None) -> Iterator[subprocess.Popen]:
+    """Start `cmd` in its own process group; stop the whole group on exit."""
+    out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115
+    proc = subprocess.Popen(cmd, env={**os.environ, **(env or {})}, cwd=cwd, stdout=out,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        yield proc
+    finally:
+        stop(proc)
+        if log:
+            out.close()
+
+
+def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM, timeout: float = 10.0) -> None:
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, sig)
+        proc.wait(timeout=timeout)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=5)
+
+
+@contextmanager
+def redis_server() -> Iterator[str]:
+    """REDIS_URL when set (CI's shared server), else a private redis-server on a free port."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
+    port = free_port()
+    with process([binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "",
+                  "--appendonly", "no"]) as proc:
+        wait_for_port(port, proc=proc)
+        yield f"redis://127.0.0.1:{port}/0"

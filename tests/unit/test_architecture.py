@@ -1,0 +1,66 @@
+"""Imports flow one way: services import the core; the core imports no framework."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORE = ROOT / "shared" / "solograph"
+SERVICES = ROOT / "services"
+FORBIDDEN_IN_CORE = {"fastapi", "starlette", "uvicorn", "celery", "kombu", "billiard", "redis",
+                     "mcp", "httpx", "scrapy", "twisted", "solograph_services"}
+SERVICE_NAMES = ("api", "worker", "mcp", "search", "scrapers")
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def test_core_imports_no_web_queue_or_mcp_framework():
+    offenders = {}
+    for path in CORE.rglob("*.py"):
+        bad = {m for m in imported_modules(path) if m.split(".")[0] in FORBIDDEN_IN_CORE}
+        if bad:
+            offenders[str(path.relative_to(ROOT))] = sorted(bad)
+    assert offenders == {}
+
+
+def test_services_do_not_reach_into_each_other():
+    offenders = {}
+    for service in SERVICE_NAMES:
+        folder = SERVICES / service
+        if not folder.is_dir():
+            continue
+        for path in folder.rglob("*.py"):
+            for module in imported_modules(path):
+                parts = module.split(".")
+                if (parts[0] == "solograph_services" and len(parts) > 1
+                        and parts[1] in SERVICE_NAMES and parts[1] != service):
+                    offenders.setdefault(str(path.relative_to(ROOT)), []).append(module)
+    assert offenders == {}
+
+
+def test_every_subpackage_is_listed_for_packaging():
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {"solograph.migrations"}
+    for base, prefix in ((CORE, "solograph"), (SERVICES, "solograph_services")):
+        for init in base.rglob("__init__.py"):
+            rel = init.parent.relative_to(base)
+            found.add(".".join([prefix, *rel.parts]) if rel.parts else prefix)
+    assert found == listed
+
+
+def test_every_store_has_migrations_shipped():
+    for store in (ROOT / "migrations").iterdir():
+        if store.is_dir():
+            assert list(store.glob("*.sql")), store

@@ -1,0 +1,244 @@
+"""The portfolio index end to end on a fixture portfolio: registry, scan, search, info."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from solograph import jobs, reads
+from solograph.errors import BadQuery, UnknownProject
+from solograph.portfolio import registry
+from solograph.store import connect_writer
+from tests.support.portfolio import make_portfolio
+
+
+@pytest.fixture
+def portfolio(settings, tmp_path):
+    make_portfolio(tmp_path)
+    jobs.refresh_registry(settings)
+    report = jobs.scan_portfolio(settings)
+    return settings, report
+
+
+def names(answer):
+    return [r["name"] for r in answer["results"]]
+
+
+def test_registry_finds_each_checkout_once_including_nested(settings, tmp_path):
+    root = make_portfolio(tmp_path)
+    report = jobs.refresh_registry(settings)
+    assert sorted(report["added"]) == ["native-tools", "py-service", "vendor-lib", "web-app"]
+    again = jobs.refresh_registry(settings)
+    assert again["added"] == [] and again["known"] == 4
+    # A worktree-style checkout (.git is a file) is found too.
+    wt = root / ".worktrees" / "feature"
+    wt.mkdir(parents=True)
+    (wt / ".git").write_text("gitdir: /elsewhere/.git/worktrees/feature\n")
+    assert jobs.refresh_registry(settings)["added"] == ["feature"]
+
+
+def test_removed_project_stays_out(settings, tmp_path):
+    make_portfolio(tmp_path)
+    jobs.refresh_registry(settings)
+    conn = connect_writer(settings.portfolio_db, "portfolio")
+    registry.remove(conn, "web-app")
+    conn.close()
+    assert jobs.refresh_registry(settings)["added"] == []
+    jobs.scan_portfolio(settings)
+    answer = reads.project_info(settings, "projects")
+    assert "web-app" not in [p["name"] for p in answer["projects"]]
+    assert reads.symbol_search(settings, "login form")["results"] == []
+
+
+def test_unknown_project_fails_the_run_with_a_clear_message(settings, tmp_path):
+    make_portfolio(tmp_path)
+    jobs.refresh_registry(settings)
+    with pytest.raises(UnknownProject, match="nope"):
+        jobs.scan_portfolio(settings, projects=["web-app", "nope"])
+    with pytest.raises(UnknownProject):
+        jobs.scan_portfolio(settings.with_(scope=("nope",)))
+
+
+def test_private_checkout_is_never_registered_and_purged_later(settings, tmp_path):
+    root = make_portfolio(tmp_path)
+    jobs.refresh_registry(settings)
+    (root / "py-service" / ".solograph-private").touch()
+    report = jobs.refresh_registry(settings)
+    assert report["purged"] == ["py-service"]
+    names_ = [p["name"] for p in reads.project_info(settings, "projects")["projects"]]
+    assert "py-service" not in names_
+
+
+def test_scan_summary_counts_skips(portfolio):
+    _, report = portfolio
+    assert report["projects"] == 4
+    assert report["skipped"]["binary"] == 1
+    assert report["skipped"]["huge"] == 1
+    assert report["syntax_errors"] >= 1
+    assert report["symbols"] > 30
+    assert "scanned 4 projects" in report["summary"]
+
+
+@pytest.mark.parametrize(("query", "name", "language_path"), [
+    ("auth middleware", "AuthMiddleware", None),
+    ("parse http response", "parseHTTPResponse2", "src/auth/middleware.ts"),
+    ("login form", "LoginForm", "src/components/LoginForm.tsx"),
+    ("escape html", "escapeHtml", "lib/escape.js"),
+    ("montage profile", "MontageProfile", "Sources/App/Recorder.swift"),
+    ("main activity", "MainActivity", "android/src/Main.kt"),
+    ("token bucket", "TokenBucket", "core/src/lib.rs"),
+    ("listen and serve", "ListenAndServe", "cmd/server/main.go"),
+    ("billing service", "BillingService", "java/src/Billing.java"),
+    ("total amount", "total_amount", "ruby/lib/invoice.rb"),
+    ("ring push", "ring_push", "c/src/ring.c"),
+    ("widget", "Widget", "cpp/src/widget.cpp"),
+    ("shopping cart", "ShoppingCart", "php/src/Cart.php"),
+    ("logs", "logs", "infra/main.tf"),
+    ("deploy release", "deploy_release", "scripts/deploy.sh"),
+    ("user accounts", "user_accounts", "db/schema.sql"),
+    ("good function", "good_function", "app/broken.py"),
+])
+def test_definitions_found_per_language(portfolio, query, name, language_path):
+    settings, _ = portfolio
+    answer = reads.symbol_search(settings, query)
+    assert answer["results"], query
+    top = answer["results"][0]
+    assert top["name"] == name
+    if language_path:
+        assert top["path"] == language_path
+
+
+def test_every_spelling_and_exact_name_first(portfolio):
+    settings, _ = portfolio
+    found = names(reads.symbol_search(settings, "auth middleware"))
+    assert {"AuthMiddleware", "auth_middleware"} <= set(found[:3])
+    # the exact name outranks a longer name holding the same words
+    exact = reads.symbol_search(settings, "escape")["results"]
+    assert exact[0]["name"] == "escape" and exact[0]["match"] == "exact"
+    assert "escapeHtml" in names(reads.symbol_search(settings, "escape"))
+
+
+def test_all_words_rank_above_some_words(portfolio):
+    settings, _ = portfolio
+    results = reads.symbol_search(settings, "auth state")["results"]
+    assert results[0]["name"] == "useAuthState"
+    tiers = [r["match"] for r in results]
+    assert tiers == sorted(tiers, key=["exact", "all", "some"].index)
+    assert "some" in tiers  # AuthMiddleware holds only one of the words
+
+
+def test_scope_and_methods(portfolio):
+    settings, _ = portfolio
+    hits = reads.symbol_search(settings, "draw")["results"]
+    assert any(h["scope"] == "Widget" and h["kind"] == "method" for h in hits)
+    refill = reads.symbol_search(settings, "refill")["results"][0]
+    assert refill["scope"] == "TokenBucket"
+
+
+def test_project_filter_and_unknown_project(portfolio):
+    settings, _ = portfolio
+    hits = reads.symbol_search(settings, "auth middleware", project="py-service")["results"]
+    assert hits and {h["project"] for h in hits} == {"py-service"}
+    with pytest.raises(UnknownProject):
+        reads.symbol_search(settings, "x", project="nope")
+
+
+def test_ignored_vendored_and_nested_files_stay_out(portfolio):
+    settings, _ = portfolio
+    for query in ("left pad", "bundled", "generated client", "not indexed"):
+        assert reads.symbol_search(settings, query)["results"] == [], query
+    nested = reads.symbol_search(settings, "nested repo function")["results"]
+    assert [h["project"] for h in nested if h["match"] != "some"] == ["vendor-lib"]
+
+
+def test_fts_syntax_never_errors(portfolio):
+    settings, _ = portfolio
+    for q in ['"auth', "auth AND", "NEAR(auth middleware)", "auth*", "{words}: auth", "a:b"]:
+        reads.symbol_search(settings, q)
+    with pytest.raises(BadQuery):
+        reads.symbol_search(settings, "   ")
+
+
+def _touch(path):
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+def test_incremental_rescan_reads_only_what_changed(portfolio, tmp_path):
+    settings, _ = portfolio
+    again = jobs.scan_portfolio(settings)
+    assert again["parsed"] == 0 and again["deleted"] == 0
+    assert again["unchanged"] == again["files"]
+
+    root = tmp_path / "projects"
+    target = root / "py-service" / "app" / "auth_middleware.py"
+    target.write_text(target.read_text() + "\n\ndef freshly_added():\n    pass\n")
+    _touch(target)
+    (root / "web-app" / "lib" / "escape.js").unlink()
+    report = jobs.scan_portfolio(settings)
+    assert report["parsed"] == 1
+    assert report["deleted"] == 1
+    assert names(reads.symbol_search(settings, "freshly added"))[0] == "freshly_added"
+    assert "escapeHtml" not in names(reads.symbol_search(settings, "escape html"))
+
+
+def test_deleted_checkout_is_reported_missing(portfolio, tmp_path):
+    settings, _ = portfolio
+    shutil.rmtree(tmp_path / "projects" / "web-app")
+    assert jobs.scan_portfolio(settings)["missing"] == ["web-app"]
+    assert jobs.refresh_registry(settings)["missing"] == ["web-app"]
+
+
+def test_explain_deps_stats_shared_dupes(portfolio):
+    settings, _ = portfolio
+    ex = reads.project_info(settings, "explain", project="web-app")
+    assert ex["size"]["files"] >= 2
+    assert "react" in ex["stack"] and "next" in ex["stack"]
+    assert {lang["language"] for lang in ex["languages"]} >= {"typescript", "tsx", "javascript"}
+    deps = reads.project_info(settings, "deps", project="native-tools")
+    managers = {p["manager"] for p in deps["packages"]}
+    assert managers == {"spm", "gradle", "cargo"}
+    py = {p["name"]: p for p in
+          reads.project_info(settings, "deps", project="py-service")["packages"]}
+    assert py["fastapi"]["dev"] is False and py["pytest"]["dev"] is True and py["ruff"]["dev"]
+    stats = reads.project_info(settings, "stats")
+    assert stats["projects"] == 4 and stats["definitions"] > 30
+    assert len(stats["languages"]) >= 15
+    dupes = reads.project_info(settings, "dupes", name="auth middleware")
+    assert dupes["groups"] and dupes["groups"][0]["projects"] == 2
+
+
+def test_shared_packages(settings, tmp_path):
+    root = make_portfolio(tmp_path)
+    (root / "py-service" / "package.json").write_text('{"dependencies": {"react": "18"}}')
+    jobs.refresh_registry(settings)
+    jobs.scan_portfolio(settings)
+    shared = reads.project_info(settings, "shared")
+    assert {"manager": "npm", "name": "react", "projects": ["py-service", "web-app"]} in \
+        shared["packages"]
+    who = reads.project_info(settings, "shared", package="react")
+    assert [p["project"] for p in who["projects"]] == ["py-service", "web-app"]
+
+
+def test_secrets_in_manifest_specs_are_redacted(settings, tmp_path):
+    root = make_portfolio(tmp_path)
+    token = "ghp_" + "a1B2" * 9
+    (root / "py-service" / "requirements.txt").write_text(
+        f"private-lib @ git+https://user:{token}@github.com/org/lib.git\n")
+    jobs.refresh_registry(settings)
+    jobs.scan_portfolio(settings)
+    raw = settings.portfolio_db.read_bytes()
+    assert token.encode() not in raw
+    for suffix in ("-wal",):
+        wal = settings.portfolio_db.with_name(settings.portfolio_db.name + suffix)
+        if wal.exists():
+            assert token.encode() not in wal.read_bytes()
+
+
+def test_answers_are_compact_json(portfolio):
+    settings, _ = portfolio
+    text = reads.to_json(reads.symbol_search(settings, "auth middleware", limit=2))
+    assert text.startswith('{"query":"auth middleware"') and ", " not in text[:40]
+
