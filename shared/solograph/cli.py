@@ -141,7 +141,8 @@ def _render_info(a: dict) -> None:
         print(f"  dependencies: {', '.join(a['dependencies']) or 'none found'}")
     elif action == "deps":
         for m in a["manifests"]:
-            print(f"{m['path']} ({m['manager']})" + (f"  error: {m['error']}" if m["error"] else ""))
+            error = f"  error: {m['error']}" if m["error"] else ""
+            print(f"{m['path']} ({m['manager']}){error}")
         for p in a["packages"]:
             print(f"  {p['name']} {p['spec']}" + ("  [dev]" if p["dev"] else ""))
     elif action == "stats":

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from solograph.config import Settings
-from solograph.errors import BadQuery
+from solograph.errors import BadQuery, NotIndexed
 from solograph.portfolio import info, registry
 from solograph.portfolio.search import MAX_LIMIT, search_symbols
 from solograph.store import connect_reader, time_limit
@@ -41,6 +41,10 @@ def symbol_search(settings: Settings, query: str, *, project: str | None = None,
     if not query or not query.strip():
         raise BadQuery("empty query", hint="give the words of a name: `auth middleware`")
     with _portfolio(settings) as conn:
+        if not conn.execute("SELECT 1 FROM projects WHERE scanned_at IS NOT NULL LIMIT 1"
+                            ).fetchone():
+            raise NotIndexed("no project has been scanned yet",
+                             hint="run `solograph registry && solograph scan`")
         project_id = registry.get_project(conn, project).id if project else None
         results = search_symbols(conn, query, project_id=project_id,
                                  limit=max(1, min(limit, MAX_LIMIT)))

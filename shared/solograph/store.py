@@ -53,9 +53,15 @@ def connect_reader(path: Path, store: str) -> sqlite3.Connection:
     if not path.exists():
         raise NotIndexed(f"{store} index not found at {path}",
                          hint=_build_hint(store))
-    conn = _configure(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S,
-                                      isolation_level=None, check_same_thread=False))
-    if pending_migrations(conn, store):
+    try:
+        conn = _configure(sqlite3.connect(f"file:{path}?mode=ro", uri=True,
+                                          timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                                          check_same_thread=False))
+        behind = pending_migrations(conn, store)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"the {store} index at {path} cannot be read: {exc}",
+                         hint="move the file aside and rebuild it: " + _build_hint(store)) from None
+    if behind:
         conn.close()
         connect_writer(path, store).close()
         conn = _configure(sqlite3.connect(f"file:{path}?mode=ro", uri=True,

@@ -51,7 +51,8 @@ SOURCES: dict[str, dict[str, str]] = {
         ),
         "android/src/Main.kt": "class MainActivity {\n  fun onCreate() {}\n}\n",
         "core/src/lib.rs": (
-            "pub struct TokenBucket { n: u32 }\nimpl TokenBucket {\n  pub fn refill(&mut self) {}\n}\n"
+            "pub struct TokenBucket { n: u32 }\n"
+            "impl TokenBucket {\n  pub fn refill(&mut self) {}\n}\n"
             "pub trait RateLimiter {}\n"
         ),
         "cmd/server/main.go": (

@@ -11,7 +11,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 VENV_BIN = Path(sys.executable).parent
@@ -81,10 +81,8 @@ def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM, timeout: float = 10.
         os.killpg(proc.pid, sig)
         proc.wait(timeout=timeout)
     except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
+        with suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait(timeout=5)
 
 

@@ -8,18 +8,30 @@ import shutil
 import pytest
 
 from solograph import jobs, reads
+from solograph.config import Settings
 from solograph.errors import BadQuery, UnknownProject
 from solograph.portfolio import registry
 from solograph.store import connect_writer
 from tests.support.portfolio import make_portfolio
 
 
+def _build(settings, base):
+    make_portfolio(base)
+    jobs.refresh_registry(settings)
+    return settings, jobs.scan_portfolio(settings)
+
+
 @pytest.fixture
 def portfolio(settings, tmp_path):
-    make_portfolio(tmp_path)
-    jobs.refresh_registry(settings)
-    report = jobs.scan_portfolio(settings)
-    return settings, report
+    """A scanned portfolio a test may change."""
+    return _build(settings, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def scanned(tmp_path_factory):
+    """One scanned portfolio shared by the tests that only read it."""
+    base = tmp_path_factory.mktemp("portfolio")
+    return _build(Settings(home=base / "home", scan_paths=(base / "projects",)), base)
 
 
 def names(answer):
@@ -71,8 +83,8 @@ def test_private_checkout_is_never_registered_and_purged_later(settings, tmp_pat
     assert "py-service" not in names_
 
 
-def test_scan_summary_counts_skips(portfolio):
-    _, report = portfolio
+def test_scan_summary_counts_skips(scanned):
+    _, report = scanned
     assert report["projects"] == 4
     assert report["skipped"]["binary"] == 1
     assert report["skipped"]["huge"] == 1
@@ -100,8 +112,8 @@ def test_scan_summary_counts_skips(portfolio):
     ("user accounts", "user_accounts", "db/schema.sql"),
     ("good function", "good_function", "app/broken.py"),
 ])
-def test_definitions_found_per_language(portfolio, query, name, language_path):
-    settings, _ = portfolio
+def test_definitions_found_per_language(scanned, query, name, language_path):
+    settings, _ = scanned
     answer = reads.symbol_search(settings, query)
     assert answer["results"], query
     top = answer["results"][0]
@@ -110,8 +122,8 @@ def test_definitions_found_per_language(portfolio, query, name, language_path):
         assert top["path"] == language_path
 
 
-def test_every_spelling_and_exact_name_first(portfolio):
-    settings, _ = portfolio
+def test_every_spelling_and_exact_name_first(scanned):
+    settings, _ = scanned
     found = names(reads.symbol_search(settings, "auth middleware"))
     assert {"AuthMiddleware", "auth_middleware"} <= set(found[:3])
     # the exact name outranks a longer name holding the same words
@@ -120,8 +132,8 @@ def test_every_spelling_and_exact_name_first(portfolio):
     assert "escapeHtml" in names(reads.symbol_search(settings, "escape"))
 
 
-def test_all_words_rank_above_some_words(portfolio):
-    settings, _ = portfolio
+def test_all_words_rank_above_some_words(scanned):
+    settings, _ = scanned
     results = reads.symbol_search(settings, "auth state")["results"]
     assert results[0]["name"] == "useAuthState"
     tiers = [r["match"] for r in results]
@@ -129,32 +141,32 @@ def test_all_words_rank_above_some_words(portfolio):
     assert "some" in tiers  # AuthMiddleware holds only one of the words
 
 
-def test_scope_and_methods(portfolio):
-    settings, _ = portfolio
+def test_scope_and_methods(scanned):
+    settings, _ = scanned
     hits = reads.symbol_search(settings, "draw")["results"]
     assert any(h["scope"] == "Widget" and h["kind"] == "method" for h in hits)
     refill = reads.symbol_search(settings, "refill")["results"][0]
     assert refill["scope"] == "TokenBucket"
 
 
-def test_project_filter_and_unknown_project(portfolio):
-    settings, _ = portfolio
+def test_project_filter_and_unknown_project(scanned):
+    settings, _ = scanned
     hits = reads.symbol_search(settings, "auth middleware", project="py-service")["results"]
     assert hits and {h["project"] for h in hits} == {"py-service"}
     with pytest.raises(UnknownProject):
         reads.symbol_search(settings, "x", project="nope")
 
 
-def test_ignored_vendored_and_nested_files_stay_out(portfolio):
-    settings, _ = portfolio
+def test_ignored_vendored_and_nested_files_stay_out(scanned):
+    settings, _ = scanned
     for query in ("left pad", "bundled", "generated client", "not indexed"):
         assert reads.symbol_search(settings, query)["results"] == [], query
     nested = reads.symbol_search(settings, "nested repo function")["results"]
     assert [h["project"] for h in nested if h["match"] != "some"] == ["vendor-lib"]
 
 
-def test_fts_syntax_never_errors(portfolio):
-    settings, _ = portfolio
+def test_fts_syntax_never_errors(scanned):
+    settings, _ = scanned
     for q in ['"auth', "auth AND", "NEAR(auth middleware)", "auth*", "{words}: auth", "a:b"]:
         reads.symbol_search(settings, q)
     with pytest.raises(BadQuery):
@@ -191,8 +203,8 @@ def test_deleted_checkout_is_reported_missing(portfolio, tmp_path):
     assert jobs.refresh_registry(settings)["missing"] == ["web-app"]
 
 
-def test_explain_deps_stats_shared_dupes(portfolio):
-    settings, _ = portfolio
+def test_explain_deps_stats_shared_dupes(scanned):
+    settings, _ = scanned
     ex = reads.project_info(settings, "explain", project="web-app")
     assert ex["size"]["files"] >= 2
     assert "react" in ex["stack"] and "next" in ex["stack"]
@@ -237,8 +249,8 @@ def test_secrets_in_manifest_specs_are_redacted(settings, tmp_path):
             assert token.encode() not in wal.read_bytes()
 
 
-def test_answers_are_compact_json(portfolio):
-    settings, _ = portfolio
+def test_answers_are_compact_json(scanned):
+    settings, _ = scanned
     text = reads.to_json(reads.symbol_search(settings, "auth middleware", limit=2))
     assert text.startswith('{"query":"auth middleware"') and ", " not in text[:40]
 

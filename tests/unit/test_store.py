@@ -71,3 +71,12 @@ def test_time_limit_interrupts_a_long_query(tmp_path):
     with pytest.raises(QueryTimeout), time_limit(conn, 50):
         conn.execute(slow).fetchone()
     assert conn.execute("SELECT 1").fetchone()[0] == 1  # the connection still serves
+
+
+def test_a_corrupt_store_is_a_store_error_not_a_crash(tmp_path):
+    from solograph.errors import StoreError
+
+    path = tmp_path / "p.db"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match="cannot be read"):
+        connect_reader(path, "portfolio")

@@ -461,18 +461,17 @@ def _strip_comments(text: str) -> str:
     return _COMMENT_OR_STRING.sub(keep_strings, text)
 
 
-def _call_args(text: str, open_paren: int) -> str | None:
-    """What lies between the parenthesis at `open_paren` and its match (None if unclosed)."""
-    depth = 0
-    for m in _PAREN_TOKEN.finditer(text, open_paren):
+def _paren_pairs(text: str) -> dict[int, int]:
+    """Offsets of every matched opening bracket to its closing one, strings skipped."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for m in _PAREN_TOKEN.finditer(text):
         tok = m.group()
         if tok in "([":
-            depth += 1
-        elif tok in ")]":
-            depth -= 1
-            if depth == 0:
-                return text[open_paren + 1:m.start()]
-    return None
+            stack.append(m.start())
+        elif tok in ")]" and stack:
+            pairs[stack.pop()] = m.start()
+    return pairs
 
 
 def _split_args(args: str) -> list[str]:
@@ -492,11 +491,13 @@ def _split_args(args: str) -> list[str]:
 
 def _spm(text: str) -> list[Package]:
     text = _strip_comments(text)
+    pairs = _paren_pairs(text)
     out: list[Package] = []
     for m in re.finditer(r"\.package\s*\(", text):
-        args = _call_args(text, m.end() - 1)
-        if args is None:
+        close = pairs.get(m.end() - 1)
+        if close is None:
             continue
+        args = text[m.end():close]
         labelled: dict[str, str] = {}
         rest: list[str] = []
         for part in _split_args(args):
@@ -546,13 +547,14 @@ def _gradle_dev(config: str) -> bool | None:
 
 def _gradle(text: str) -> list[Package]:
     text = _strip_comments(text)
+    pairs = _paren_pairs(text)
     out: list[Package] = []
     for m in _GRADLE_CALL.finditer(text):
         dev = _gradle_dev(m.group(1))
         if dev is None:
             continue
         if m.group(2):
-            args = _call_args(text, m.end() - 1) or ""
+            args = text[m.end():pairs.get(m.end() - 1, m.end())]
         else:  # Groovy without parentheses: the rest of the line, before any closure
             end = text.find("\n", m.end())
             args = text[m.end():end if end >= 0 else len(text)].split("{", 1)[0]

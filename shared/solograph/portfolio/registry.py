@@ -49,7 +49,8 @@ class RefreshReport:
                 "purged": self.purged}
 
 
-def discover(scan_paths: tuple[Path, ...] | list[Path], *, max_depth: int = MAX_DEPTH) -> list[Path]:
+def discover(scan_paths: tuple[Path, ...] | list[Path], *,
+             max_depth: int = MAX_DEPTH) -> list[Path]:
     """Every git checkout under `scan_paths`, resolved, each once, in a stable order."""
     found: dict[str, Path] = {}
     for root in scan_paths:

@@ -1,17 +1,20 @@
 """Secrets redaction: every text that any index stores passes through `redact` first.
 
-Each rule finds one kind of secret and names the span that holds the value; only that span is
+Each rule finds one kind of secret and the span that holds its value; only that span is
 replaced, so `GITHUB_TOKEN=ghp_...` becomes `GITHUB_TOKEN=[REDACTED]` and
 `postgres://app:pw@db/x` becomes `postgres://app:[REDACTED]@db/x`. Placeholders (`your-key`,
 `${VAR}`, `<token>`, `xxxx`, `changeme`, ...) and code (`os.environ["X"]`, `settings.token`)
-stay, because they are not secrets and people search for them.
+stay: they are not secrets, and people search for them.
 
-Speed matters more than elegance here: it runs on every line of every transcript. Each rule has
-literal keywords, and a rule's regex only runs when one of them occurs in the text, so most
-text costs a few substring searches. Patterns begin with a literal wherever possible so that
-`re` can skip ahead with its fast literal search. Case-insensitive rules run their lowercase
-pattern on `text.lower()` (same offsets whenever lowering keeps the length, which it does
-outside a few rare characters) because `re.IGNORECASE` disables that fast search.
+It runs on every line of every transcript, so speed decides the shape:
+
+- The text is encoded to ASCII bytes once (`?` for every other character, so offsets stay
+  character offsets) and lowercased once; rules run on those bytes, checks on the text.
+- One prefilter pass finds which keywords occur (`token`, `sk-`, `eyj`, `://`, ...). It looks
+  for each keyword from its rarest character (`k(?<=tok)en`), so `re` tests few positions.
+  Text without keywords, most text, costs that one pass.
+- A rule runs only for the keywords it needs, as regexes that begin with a literal, so that
+  `re` skips ahead with its fast literal search.
 
 Bump RULES_VERSION whenever a rule changes: indexes store it and re-clean old rows on open.
 """
@@ -25,21 +28,20 @@ from dataclasses import dataclass, field
 REDACTED = "[REDACTED]"
 RULES_VERSION = 1
 
-Check = Callable[[str, re.Match[str], int, int], bool]
+Check = Callable[[str, re.Match[bytes], int, int], bool]
 
 
 @dataclass(frozen=True)
 class Rule:
     """One kind of secret.
 
-    `pattern` is the whole rule as one regex over the original text. For speed the rule is also
-    kept as `parts`, one regex per alternative, each led by a literal so that `re` can skip
-    ahead, and each run only when its keyword occurs in the text. A `lowercase` rule is written
-    in lowercase: its keywords and parts work on `text.lower()`. `groups` name the groups that
-    may hold the secret (the first that took part wins; 0 is the whole match). Text right
-    before a match must match `before` when it is set, and a whole-match secret then starts
-    there. `check(text, match, start, end)` may still reject a value; placeholders are
-    rejected for every rule.
+    `pattern` is the rule as one regex over the original text. `redact` runs the same source
+    as `parts`: one bytes regex per alternative, each with the keywords (lowercase) that must
+    occur for it to match; `lowercase` parts are written in lowercase and run on the lowercased
+    text. `groups` name the groups that may hold the secret (the first that took part wins; 0 is
+    the whole match). Text right before a match must match `before` when set, and a whole-match
+    secret then starts there. `check(text, match, start, end)` may still reject a value;
+    placeholders are rejected for every rule.
     """
 
     name: str
@@ -48,30 +50,35 @@ class Rule:
     lowercase: bool = False
     groups: tuple[int | str, ...] = (0,)
     check: Check | None = None
-    before: re.Pattern[str] | None = None
-    parts: tuple[tuple[str, re.Pattern[str]], ...] = field(default=(), repr=False,
-                                                             compare=False)
+    before: re.Pattern[bytes] | None = None
+    parts: tuple[tuple[frozenset[str], re.Pattern[bytes]], ...] = field(
+        default=(), repr=False, compare=False)
 
 
-def _rule(name: str, heads: tuple[tuple[str, str], ...], tail: str = "", *,
-          lowercase: bool = False, groups: tuple[int | str, ...] = (0,),
-          check: Check | None = None, before: str | None = None) -> Rule:
-    """heads: (keyword, regex) alternatives; each regex should start with a literal."""
+Head = tuple[tuple[str, ...], str]
+
+
+def _rule(name: str, heads: tuple[Head, ...], tail: str = "", *, lowercase: bool = False,
+          groups: tuple[int | str, ...] = (0,), check: Check | None = None,
+          before: str | None = None) -> Rule:
+    """heads: (keywords, regex) alternatives, each regex led by a literal; tail follows all."""
     whole = "(?P<kw>" + "|".join(head for _, head in heads) + ")" + tail
-    parts = tuple((keyword, re.compile("(?P<kw>" + head + ")" + tail)) for keyword, head in heads)
+    flags = re.ASCII | (re.IGNORECASE if lowercase else 0)
     return Rule(
         name=name,
-        pattern=re.compile(whole, re.IGNORECASE if lowercase else 0),
-        keywords=tuple(dict.fromkeys(keyword for keyword, _ in heads)),
+        pattern=re.compile(whole, flags),
+        keywords=tuple(dict.fromkeys(k for keywords, _ in heads for k in keywords)),
         lowercase=lowercase,
         groups=groups,
         check=check,
-        before=re.compile(before) if before else None,
-        parts=parts,
+        before=re.compile(before.encode()) if before else None,
+        parts=tuple((frozenset(k.lower() for k in keywords),
+                     re.compile(("(?P<kw>" + head + ")" + tail).encode()))
+                    for keywords, head in heads),
     )
 
 
-# --- value checks -------------------------------------------------------------------------
+# --- value checks ----------------------------------------------------------------------------
 
 _PLACEHOLDER = re.compile(
     r"your|example|placeholder|dummy|changeme|change[_-]me|redacted|fake|x{4,}|\.\.\.|\*\*\*"
@@ -79,84 +86,82 @@ _PLACEHOLDER = re.compile(
     re.IGNORECASE,
 )
 _PLACEHOLDER_WORDS = frozenset({
-    "", "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off",
-    "xxx", "todo", "tbd", "fixme", "secret", "password", "passwd", "pass", "pwd", "token",
-    "key", "apikey", "api_key", "api-key", "value", "string", "str", "empty", "test",
+    "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off", "xxx",
+    "todo", "tbd", "fixme", "secret", "password", "passwd", "pass", "pwd", "token", "key",
+    "apikey", "api_key", "api-key", "value", "string", "str", "empty", "test",
 })
-_FILLER = frozenset("xX*.•#-_ ")
 
 
 def _is_placeholder(value: str) -> bool:
-    if value.lower() in _PLACEHOLDER_WORDS or set(value) <= _FILLER:
+    if value.lower() in _PLACEHOLDER_WORDS:
         return True
-    if not any(c.isalnum() for c in value):  # `}],` or `—`: a fragment of code or prose
+    if not any(c.isalnum() and c not in "xX" for c in value):  # `***`, `xxx`, `}],`
         return True
     return _PLACEHOLDER.search(value) is not None
 
 
 def _classes(value: str) -> int:
     """How many of lowercase, uppercase and digits occur in value."""
-    return ((value.upper() != value) + (value.lower() != value)
-            + any(c.isdigit() for c in value))
+    return (value.upper() != value) + (value.lower() != value) + any(c.isdigit() for c in value)
 
 
 _HEX = re.compile(r"[0-9a-f]{32,}")
 
 
-def _random3(text: str, m: re.Match[str], start: int, end: int) -> bool:
-    """Real keys are random: upper, lower and digits all occur (or long lowercase hex)."""
+def _random3(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
+    """Real keys are random: upper, lower and digits all occur (or it is long lowercase hex)."""
     value = text[start:end]
-    tail = value[value.rfind("-") + 1:] if "-" in value else value
-    return _classes(value) == 3 or _HEX.fullmatch(tail) is not None
+    return _classes(value) == 3 or _HEX.fullmatch(value.rsplit("-", 1)[-1]) is not None
 
 
-def _random2(text: str, m: re.Match[str], start: int, end: int) -> bool:
+def _random2(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
     return _classes(text[start:end]) >= 2
 
 
 _B64_RUN = re.compile(r"[A-Za-z0-9+/]{20,}")
 
 
-def _key_body(text: str, m: re.Match[str], start: int, end: int) -> bool:
-    body = m.group("body")
-    if body is None:
-        return len(m.group("tail")) >= 40
-    return _B64_RUN.search(body) is not None
+def _key_body(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
+    """A block whose body is `...` is documentation; a cut-off block still leaks its start."""
+    if m.start("body") < 0:
+        return m.end("tail") - m.start("tail") >= 40
+    return _B64_RUN.search(text, m.start("body"), m.end("body")) is not None
 
 
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.$@-]*\Z")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 _WORD = re.compile(r"[A-Za-z_]+")
-_SHORT_NUMBER = re.compile(r"\d{1,6}")
+_SHORT_NUMBER = re.compile(r"[0-9]{1,6}")
 
 
-def _assignment(text: str, m: re.Match[str], start: int, end: int) -> bool:
-    """Tell a literal secret from a label, a variable, a type or a short count."""
+def _assignment(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
+    """Tell a literal secret from a label, a variable, a type or a small number."""
     value = text[start:end]
-    keyword = m.group("kw").lower()
-    name_start = _NAME_TAIL.search(text, max(0, m.start() - 64), m.start()).start()
+    keyword = text[m.start("kw"):m.end("kw")].lower()
+    name_start = _NAME_TAIL.search(text, max(0, m.start("kw") - 64), m.start("kw")).start()
     name = text[name_start:m.end("kw")].lstrip("-$@.")
     if value.lower() in (name.lower(), keyword):  # token=token, "password": "Password"
         return False
     if "pass" not in keyword and "pwd" not in keyword and _SHORT_NUMBER.fullmatch(value):
         return False  # max_token = 512
-    if m.group("bare") is None:
-        # A quoted literal is a secret unless it is a label or a fragment of a longer string.
+    if m.start("bare") < 0:
+        # A quoted literal is a secret unless it is a label or a piece of a longer string
+        # (`"Token: " + tok + "!"`).
         if value != value.strip():
             return False
         return not (" " in value and keyword.strip("_-") in value.lower())
     if _DOTTED.fullmatch(value):  # settings.token, process.env.TOKEN
         return False
-    if not _WORD.fullmatch(value):  # has digits or symbols: a literal
+    if not _WORD.fullmatch(value):  # digits or symbols: a literal
         return True
-    # A bare word is a literal in env files and URLs, else a variable, a type or prose.
-    sep = m.group("sep")
+    # A bare word is a literal in env files and URLs; elsewhere a variable, a type or prose.
+    sep = text[m.start("sep"):m.end("sep")]
     env_style = name.upper() == name and sep in ("=", ":")
-    tight = m.end("kw") == m.start("sep") and m.end("sep") == start and sep == "="
+    tight = sep == "=" and m.end("kw") == m.start("sep") and m.end("sep") == start
     return env_style or (tight and text[end:end + 1] in ("", "\n", "\r", "&"))
 
 
-def _connection(text: str, m: re.Match[str], start: int, end: int) -> bool:
+def _connection(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
     return text[start:end].lower() not in ("password", "pass", "passwd", "pwd", "secret")
 
 
@@ -168,16 +173,16 @@ _END = r"(?![A-Za-z0-9_-])"
 
 _KEY_OWNERS = ("api", "access", "private", "signing", "encryption", "master", "auth", "client",
                "app")
-_ASSIGN_HEADS = (
-    ("token", "token"),
-    ("secret", r"secret(?:[_-]?key)?"),
-    ("pass", r"pass(?:w(?:or)?d|phrase|(?<=[_.-]pass))"),
-    ("_pwd", "_pwd"),
-    ("key", "key(?:" + "|".join(f"(?<={owner}{sep}key)" for owner in _KEY_OWNERS
-                               for sep in ("", "_", "-")) + ")"),
+_ASSIGN_HEADS: tuple[Head, ...] = (
+    (("token",), "token"),
+    (("secret",), r"secret(?:[_-]?key)?"),
+    (("pass",), r"pass(?:w(?:or)?d|phrase|(?<=[_.-]pass))"),
+    (("_pwd",), "_pwd"),
+    (("key",), "key(?:" + "|".join(f"(?<={owner}{sep}key)" for owner in _KEY_OWNERS
+                                  for sep in ("", "_", "-")) + ")"),
 )
-# Written in lowercase: it runs on text.lower(). `\\*` lets keys and values sit inside
-# JSON-escaped strings (raw transcript lines), `"password": ` and `\"password\": ` alike.
+# Lowercase, since it runs on lowercased text. `\\*` lets keys and values sit in JSON-escaped
+# strings (raw transcript lines): `"password": "x"` and `\"password\": \"x\"` alike.
 _ASSIGN_TAIL = (
     r"(?:\\*[\"'])?[ \t]*"
     r"(?P<sep>:[ \t]*[a-z_][\w.\[\], |]{0,40}?[ \t]+=(?!=)|:=|=>|=(?!=)|:(?![:/\\]))"
@@ -189,103 +194,150 @@ _ASSIGN_TAIL = (
 RULES: tuple[Rule, ...] = (
     _rule(
         "private_key",
-        (("PRIVATE KEY", r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),),
+        ((("private key",), r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),),
         r"(?:(?P<body>(?:[^-]|-(?!----)){0,200000})-----END [A-Z0-9 ]{0,40}PRIVATE KEY"
         r"(?: BLOCK)?-----|(?P<tail>(?:(?:\s|\\[rn])+[A-Za-z0-9+/=]{16,})*))",
         check=_key_body,
     ),
-    _rule("anthropic_api_key", (("sk-ant-", r"sk-ant-(?<![\w-]sk-ant-)"),),
+    _rule("anthropic_api_key", ((("sk-ant-",), r"sk-ant-(?<![\w-]sk-ant-)"),),
           r"[A-Za-z0-9_-]{20,}" + _END, check=_random3),
     _rule("openai_api_key",
-          (("sk-", r"sk-(?<![\w-]sk-)(?!ant-)(?:proj-|svcacct-|admin-|None-)?"),),
+          ((("sk-",), r"sk-(?<![\w-]sk-)(?!ant-)(?:proj-|svcacct-|admin-|None-)?"),),
           r"[A-Za-z0-9_-]{20,}" + _END, check=_random3),
     _rule("github_token",
-          (("gh", r"gh[pousr]_(?<![\w-]gh[pousr]_)[A-Za-z0-9]{36,255}"),
-           ("github_pat_", r"github_pat_(?<![\w-]github_pat_)[A-Za-z0-9_]{30,255}")),
+          ((("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+            r"gh[pousr]_(?<![\w-]gh[pousr]_)[A-Za-z0-9]{36,255}"),
+           (("github_pat_",), r"github_pat_(?<![\w-]github_pat_)[A-Za-z0-9_]{30,255}")),
           _END),
-    _rule("gitlab_token", (("glpat-", r"glpat-(?<![\w-]glpat-)"),),
+    _rule("gitlab_token", ((("glpat-",), r"glpat-(?<![\w-]glpat-)"),),
           r"[A-Za-z0-9_-]{20,}" + _END, check=_random2),
-    _rule("npm_token", (("npm_", r"npm_(?<![\w-]npm_)"),), r"[A-Za-z0-9]{36}" + _END,
+    _rule("npm_token", ((("npm_",), r"npm_(?<![\w-]npm_)"),), r"[A-Za-z0-9]{36}" + _END,
           check=_random3),
-    _rule("pypi_token", (("pypi-AgE", r"pypi-AgE(?<![\w-]pypi-AgE)"),),
+    _rule("pypi_token", ((("pypi-AgE",), r"pypi-AgE(?<![\w-]pypi-AgE)"),),
           r"[A-Za-z0-9_-]{50,}" + _END),
     _rule("aws_access_key_id",
-          (("AKIA", r"AKIA(?<![A-Za-z0-9]AKIA)"), ("ASIA", r"ASIA(?<![A-Za-z0-9]ASIA)")),
+          ((("AKIA",), r"AKIA(?<![A-Za-z0-9]AKIA)"), (("ASIA",), r"ASIA(?<![A-Za-z0-9]ASIA)")),
           r"[A-Z0-9]{16}(?![A-Za-z0-9])"),
     _rule(
         "aws_secret_access_key",
-        (("secret", r"aws_?secret_?(?:access_?)?key"),),
+        ((("secret",), r"aws_?secret_?(?:access_?)?key"),),
         r"(?:\\*[\"'])?[ \t]*(?::=|=>|=|:)[ \t]*(?:\\*[\"'])?"
         r"(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])",
         lowercase=True, groups=("v",), check=_random2,
     ),
-    _rule("google_api_key", (("AIza", r"AIza(?<![\w-]AIza)"),), r"[0-9A-Za-z_-]{35}" + _END),
-    _rule("slack_token", (("xox", r"xox[abprs]-(?<![\w-]xox[abprs]-)"),),
+    _rule("google_api_key", ((("AIza",), r"AIza(?<![\w-]AIza)"),), r"[0-9A-Za-z_-]{35}" + _END),
+    _rule("slack_token",
+          ((("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"), r"xox[abprs]-(?<![\w-]xox[abprs]-)"),),
           r"[0-9]+-[0-9A-Za-z-]{10,}" + _END),
     _rule("slack_webhook",
-          (("hooks.slack.com", r"hooks\.slack\.com/(?:services|workflows|triggers)/"),),
+          ((("hooks.slack.com",), r"hooks\.slack\.com/(?:services|workflows|triggers)/"),),
           r"(?P<v>[A-Za-z0-9/_-]{20,})", groups=("v",)),
     _rule("stripe_key",
-          (("sk_", r"sk_(?:live|test)_(?<![\w-]sk_live_)(?<![\w-]sk_test_)[0-9A-Za-z]{16,}"),
-           ("rk_", r"rk_(?:live|test)_(?<![\w-]rk_live_)(?<![\w-]rk_test_)[0-9A-Za-z]{16,}"),
-           ("whsec_", r"whsec_(?<![\w-]whsec_)[0-9A-Za-z]{24,}")),
+          ((("sk_live_", "sk_test_"),
+            r"sk_(?:live|test)_(?<![\w-]sk_live_)(?<![\w-]sk_test_)[0-9A-Za-z]{16,}"),
+           (("rk_live_", "rk_test_"),
+            r"rk_(?:live|test)_(?<![\w-]rk_live_)(?<![\w-]rk_test_)[0-9A-Za-z]{16,}"),
+           (("whsec_",), r"whsec_(?<![\w-]whsec_)[0-9A-Za-z]{24,}")),
           _END, check=_random2),
-    _rule("huggingface_token", (("hf_", r"hf_(?<![\w-]hf_)"),), r"[A-Za-z0-9]{30,}" + _END,
+    _rule("huggingface_token", ((("hf_",), r"hf_(?<![\w-]hf_)"),), r"[A-Za-z0-9]{30,}" + _END,
           check=_random2),
     # A numeric bot id, a colon and 35 characters, which in practice start with AA.
-    _rule("telegram_bot_token", ((":AA", r":AA(?<=[0-9]:AA)"),), r"[A-Za-z0-9_-]{33}" + _END,
+    _rule("telegram_bot_token", (((":AA",), r":AA(?<=[0-9]:AA)"),), r"[A-Za-z0-9_-]{33}" + _END,
           before=r"(?<![\w:])[0-9]{8,10}\Z"),
-    _rule("jwt", (("eyJ", r"eyJ(?<![\w-]eyJ)"),),
+    _rule("jwt", ((("eyJ",), r"eyJ(?<![\w-]eyJ)"),),
           r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*" + _END),
-    _rule("connection_string_password", (("://", "://"),),
-          r"[^\s:@/?#\"'`\\<>]*:(?P<pw>[^\s/?#\"'`\\<>]+)@(?=[A-Za-z0-9\[_-])",
+    # The password may hold `?` (so may any non-ASCII character, which the bytes show as `?`).
+    _rule("connection_string_password", ((("://",), "://"),),
+          r"[^\s:@/?#\"'`\\<>]*:(?P<pw>[^\s/#\"'`\\<>]+)@(?=[A-Za-z0-9\[_-])",
           groups=("pw",), check=_connection),
     _rule(
         "authorization_header",
-        (("authorization", "authorization"),),
+        ((("authorization",), "authorization"),),
         r"(?:\\*[\"'])?[ \t]*[:=][ \t]*(?:\\*[\"'])?(?:basic|token|bot|apikey)"
         r"[ \t]+(?P<v>[a-z0-9._~+/=-]{8,})",
         lowercase=True, groups=("v",), check=_random2,
     ),
-    _rule("bearer_token", (("bearer", "bearer"),), r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)",
+    _rule("bearer_token", ((("bearer",), "bearer"),), r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)",
           lowercase=True, groups=("v",), check=_random2),
     _rule("secret_assignment", _ASSIGN_HEADS, _ASSIGN_TAIL, lowercase=True,
           groups=("dq", "sq", "bare"), check=_assignment),
 )
 
 
+# --- prefilter -------------------------------------------------------------------------------
+
+# Rarest first, measured on Claude Code transcripts and markdown notes.
+_RARITY = "qzjxvwyk/f_.bghm-:ulpcdriaonste "
+
+
+def _build_prefilter(keywords: list[str]) -> tuple[re.Pattern[bytes], dict[bytes, frozenset[str]]]:
+    """One regex that finds every keyword from its rarest character, and what each hit means.
+
+    `k(?<=tok)en` finds `token` but only stops at `k`. A hit consumes the rest of its keyword,
+    which could hide a keyword that starts inside it; such keywords are added to the hit's
+    meaning, so the set of keywords found is never smaller than the set present.
+    """
+    rank = {c: i for i, c in enumerate(_RARITY)}
+    anchors: dict[str, tuple[int, str]] = {}
+    for keyword in keywords:
+        at = min(range(len(keyword)), key=lambda i: rank.get(keyword[i], len(rank)))
+        anchors[keyword] = (at, keyword[at:])
+
+    def hides(outer: str, inner: str) -> bool:
+        at, hit = anchors[outer]
+        inner_at = anchors[inner][0]
+        for shift in range(len(hit)):  # inner's anchor sits `shift` into outer's hit
+            offset = at + shift - inner_at  # inner's start, relative to outer's start
+            if all(outer[offset + i] == c for i, c in enumerate(inner)
+                   if 0 <= offset + i < len(outer)) and (shift or outer != inner):
+                return True
+        return False
+
+    meaning: dict[bytes, set[str]] = {}
+    by_first: dict[str, list[str]] = {}
+    for keyword, (at, hit) in anchors.items():
+        meaning.setdefault(hit.encode(), set()).update(
+            k for k in keywords if k == keyword or hides(keyword, k))
+        alternative = re.escape(hit[1:])
+        if at:
+            alternative = f"(?<={re.escape(keyword[:at + 1])})" + alternative
+        by_first.setdefault(hit[0], []).append(alternative)
+    source = "|".join(re.escape(first) + "(?:" + "|".join(dict.fromkeys(alts)) + ")"
+                      for first, alts in by_first.items())
+    return re.compile(source.encode()), {hit: frozenset(ks) for hit, ks in meaning.items()}
+
+
+_PREFILTER, _MEANING = _build_prefilter(
+    sorted({k for rule in RULES for keywords, _ in rule.parts for k in keywords}))
+
+
 def _scan(text: str) -> list[tuple[int, int, int, str]]:
+    raw = text.encode("ascii", "replace")  # one byte per character: offsets stay the same
+    folded = raw.lower()
+    hits = set(_PREFILTER.findall(folded))
+    if not hits:
+        return []
+    present: set[str] = set()
+    for hit in hits:
+        present |= _MEANING[hit]
     found: list[tuple[int, int, int, str]] = []
-    lower: str | None = None
-    aligned = True
     for priority, rule in enumerate(RULES):
-        haystack = text
-        if rule.lowercase:
-            if lower is None:
-                lower = text.lower()
-                aligned = len(lower) == len(text)
-            haystack = lower
-            if not aligned:
-                # Lowering changed offsets (rare characters such as U+0130): search the
-                # original text with the case-insensitive pattern instead.
-                if any(keyword in lower for keyword in rule.keywords):
-                    _collect(text, rule, priority, rule.pattern.finditer(text), found)
-                continue
-        for keyword, part in rule.parts:
-            if keyword in haystack:
-                _collect(text, rule, priority, part.finditer(haystack), found)
+        haystack = folded if rule.lowercase else raw
+        for keywords, part in rule.parts:
+            if not keywords.isdisjoint(present):
+                _collect(text, rule, priority, part.finditer(haystack), raw, found)
     return found
 
 
-def _collect(text: str, rule: Rule, priority: int, matches: Iterator[re.Match[str]],
-             found: list[tuple[int, int, int, str]]) -> None:
+def _collect(text: str, rule: Rule, priority: int, matches: Iterator[re.Match[bytes]],
+             raw: bytes, found: list[tuple[int, int, int, str]]) -> None:
     for m in matches:
         for group in rule.groups:
             start, end = m.span(group)
             if start >= 0:
                 break
         if rule.before is not None:
-            head = rule.before.search(text, max(0, m.start() - 16), m.start())
+            head = rule.before.search(raw, max(0, m.start() - 16), m.start())
             if head is None:
                 continue
             if rule.groups == (0,):

@@ -74,7 +74,7 @@ def identifier_index_text(name: str) -> str:
 
 
 def fold_name(name: str) -> str:
-    """A spelling-free key: `AuthMiddleware`, `auth_middleware`, `auth-middleware` -> authmiddleware."""
+    """A spelling-free key: `AuthMiddleware`, `auth_middleware` -> `authmiddleware`."""
     return "".join(words(name))
 
 

@@ -1,0 +1,89 @@
+"""The MCP gateway: five read-only tools over stdio (`solograph mcp`) or streamable HTTP at /mcp
+(`solograph mcp --http`). The tools live in `tools.py`; this module builds and serves them."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import AsyncIterator
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from solograph_services.common.security import Guard, check_bind
+from solograph_services.mcp import tools
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Mount, Route
+
+from solograph import __version__
+from solograph.config import Settings
+
+MCP_PATH = "/mcp"
+
+INSTRUCTIONS = """\
+solograph is memory across the user's whole portfolio: every repository, past Claude Code \
+sessions, their notes and indexed sources. All tools are read-only and answer compact JSON.
+- session_search: past conversations (what was tried, decided or fixed before).
+- kb_search: the user's own notes and wiki (decisions, architecture, how-tos).
+- symbol_search: where a class, function or type is defined across all repositories.
+- source_search: indexed talks, launches and revenue pages (YouTube, ProductHunt, TrustMRR).
+- project_info: a project's stack, dependencies and size (explain, deps); portfolio stats; \
+packages shared by several projects (shared); duplicate names (dupes); the project list.
+An error answer carries a hint naming the next step."""
+
+
+def build_server(settings: Settings) -> MCPServer:
+    """The MCP server with its five tools, bound to `settings`."""
+    server = MCPServer("solograph", instructions=INSTRUCTIONS, version=__version__,
+                       log_level="WARNING")
+    tools.register(server, settings)
+    return server
+
+
+def http_app(settings: Settings) -> Guard:
+    """Streamable HTTP at exactly /mcp plus GET /health, behind the request guard.
+
+    Stateless, so any uvicorn worker can serve any request, legacy (session id) clients too.
+    The SDK's own DNS-rebinding check is off: `Guard` runs first and checks Host and Origin
+    against the same settings the API uses, so one list decides for both."""
+    server = build_server(settings)
+    mcp_app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH, stateless_http=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        # A mounted app's own lifespan never runs; the session manager's task group must.
+        async with server.session_manager.run():
+            yield
+
+    async def health(_request: Request) -> JSONResponse:
+        return JSONResponse({"ok": True})
+
+    # Mount at "/" with the path inside the sub-app: mounting at "/mcp" answers 307 -> /mcp/.
+    app = Starlette(routes=[Route("/health", health, methods=["GET"]), Mount("/", mcp_app)],
+                    lifespan=lifespan)
+    return Guard(app, settings, public=("/health",))
+
+
+def serve_http(settings: Settings) -> None:
+    """Serve streamable HTTP until stopped. Beyond loopback a token is required (ConfigError)."""
+    import uvicorn
+
+    check_bind(settings)
+    _log_to_stderr()
+    uvicorn.run(http_app(settings), host=settings.host, port=settings.mcp_port,
+                log_level="warning")
+
+
+def run_stdio(settings: Settings) -> None:
+    """Serve MCP over stdin/stdout; stdout carries only protocol messages, logs go to stderr."""
+    _log_to_stderr()
+    build_server(settings).run("stdio")
+
+
+def _log_to_stderr() -> None:
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -1,0 +1,190 @@
+"""The five MCP tools: thin adapters over `solograph.reads`.
+
+Each tool answers exactly what its core read returns, serialised by `reads.to_json`, so the text
+an agent reads is byte for byte what `solograph <command> --json` prints. Every call goes through
+`call()`, the one place to time, log or count a tool call.
+"""
+
+import functools
+import logging
+import time
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from solograph import reads
+from solograph.config import Settings
+from solograph.errors import NotIndexed, SolographError
+
+log = logging.getLogger("solograph.mcp")
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+ALWAYS_LOAD = {"anthropic/alwaysLoad": True}
+
+Read = Callable[..., dict]
+
+
+def _not_built(index: str, hint: str) -> Read:
+    """A read whose index has not landed in the core yet: a tool error naming the next step."""
+
+    def read(settings: Settings, **_args: Any) -> dict:
+        raise NotIndexed(f"the {index} index is not available in this solograph build yet",
+                         hint=hint)
+
+    read.__name__ = f"{index}_not_built"
+    return read
+
+
+# The core reads behind the tools. When the core gains `reads.session_search` (and the others),
+# wiring it is one line here: `SESSION_SEARCH = reads.session_search`.
+SYMBOL_SEARCH: Read = reads.symbol_search
+PROJECT_INFO: Read = reads.project_info
+SESSION_SEARCH: Read = _not_built(
+    "sessions", "upgrade solograph, then run `solograph sync-sessions`; "
+                "for code questions use symbol_search or project_info meanwhile")
+KB_SEARCH: Read = _not_built(
+    "knowledge base", "upgrade solograph, then set KB_PATH and run `solograph index-kb`; "
+                      "for code questions use symbol_search or project_info meanwhile")
+SOURCE_SEARCH: Read = _not_built(
+    "sources", "upgrade solograph, then index a source (for example "
+               "`solograph-cli index-youtube`); for code questions use symbol_search")
+
+INTERNAL_ERROR = {"error": "internal",
+                  "message": "solograph could not answer this call",
+                  "hint": "retry once; if it fails again, the server's stderr log has the cause"}
+
+
+def answer_result(answer: dict) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=reads.to_json(answer))],
+                          structured_content=answer)
+
+
+def error_result(error: dict) -> CallToolResult:
+    return CallToolResult(is_error=True,
+                          content=[TextContent(type="text", text=reads.to_json(error))])
+
+
+async def call(settings: Settings, ctx: Context | None, tool: str, read: Read,
+               **args: Any) -> CallToolResult:
+    """Run one core read in a worker thread (it opens its own SQLite connection) and translate
+    the outcome once: the answer, a domain error as a tool error, anything else as a generic
+    tool error with the traceback on stderr only."""
+    started = time.perf_counter()
+    try:
+        answer = await anyio.to_thread.run_sync(functools.partial(read, settings, **args))
+    except SolographError as exc:
+        result = error_result(exc.to_dict())
+    except Exception:
+        log.exception("tool %s failed", tool)
+        result = error_result(INTERNAL_ERROR)
+    else:
+        result = answer_result(answer)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    log.debug("tool %s error=%s %.1fms", tool, bool(result.is_error), elapsed_ms)
+    return result
+
+
+def _limit(settings: Settings, limit: int) -> int:
+    return max(1, min(limit, settings.max_results))
+
+
+Query = Annotated[str, Field(description='words to find, e.g. "webhook retry"')]
+Project = Annotated[str | None, Field(description='only this project, e.g. "my-app"')]
+
+
+def register(server: MCPServer, settings: Settings) -> None:
+    """Add the five tools to `server`, bound to `settings`."""
+
+    @server.tool(
+        title="Search past sessions",
+        description=(
+            "Full-text search over past Claude Code conversations, archived ones too: what was "
+            "tried, decided or fixed before. Example: {\"query\": \"webhook retry\"}."),
+        annotations=READ_ONLY, meta=ALWAYS_LOAD)
+    async def session_search(
+        query: Query,
+        project: Project = None,
+        limit: Annotated[int, Field(description="how many sessions, e.g. 10")] = 10,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        return await call(settings, ctx, "session_search", SESSION_SEARCH, query=query,
+                          project=project, limit=_limit(settings, limit))
+
+    @server.tool(
+        title="Search the knowledge base",
+        description=(
+            "Full-text search over the user's own notes and wiki (markdown): decisions, "
+            "architecture, how-tos. Example: {\"query\": \"privacy architecture\"}."),
+        annotations=READ_ONLY, meta=ALWAYS_LOAD)
+    async def kb_search(
+        query: Query,
+        path: Annotated[str | None, Field(
+            description='only pages under this folder of the KB, e.g. "wiki/"')] = None,
+        limit: Annotated[int, Field(description="how many pages, e.g. 10")] = 10,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        return await call(settings, ctx, "kb_search", KB_SEARCH, query=query, path=path,
+                          limit=_limit(settings, limit))
+
+    @server.tool(
+        title="Find definitions across repositories",
+        description=(
+            "Where a class, function, type or other definition lives across every indexed "
+            "repository, matched by the words of its name (camelCase and snake_case alike). "
+            "Example: {\"query\": \"auth middleware\"} finds AuthMiddleware and auth_middleware."),
+        annotations=READ_ONLY)
+    async def symbol_search(
+        query: Annotated[str, Field(description='words of a name, e.g. "auth middleware"')],
+        project: Project = None,
+        limit: Annotated[int, Field(description="how many definitions, e.g. 20")] = 20,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        return await call(settings, ctx, "symbol_search", SYMBOL_SEARCH, query=query,
+                          project=project, limit=_limit(settings, limit))
+
+    @server.tool(
+        title="Search talks, launches and revenue pages",
+        description=(
+            "Indexed external sources: YouTube talk transcripts, ProductHunt launches, TrustMRR "
+            "revenue pages. action: search (default), list, tags, related. "
+            "Example: {\"query\": \"pricing tiers\", \"source\": \"youtube\"}."),
+        annotations=READ_ONLY)
+    async def source_search(
+        query: Annotated[str | None, Field(
+            description='words to find (for search), or a video id (for related), '
+                        'e.g. "pricing tiers"')] = None,
+        action: Annotated[str, Field(
+            description='search, list, tags or related, e.g. "search"')] = "search",
+        source: Annotated[str | None, Field(
+            description='only this source, e.g. "youtube", "producthunt", "trustmrr"')] = None,
+        limit: Annotated[int, Field(description="how many results, e.g. 10")] = 10,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        return await call(settings, ctx, "source_search", SOURCE_SEARCH, query=query,
+                          action=action, source=source, limit=_limit(settings, limit))
+
+    @server.tool(
+        title="Project and portfolio facts",
+        description=(
+            "One project's stack, size, languages, layers and dependencies (explain, deps), or "
+            "the whole portfolio: stats, packages shared by several projects (shared), names "
+            "defined in several places (dupes), the project list (projects). "
+            "Example: {\"action\": \"explain\", \"project\": \"my-app\"}."),
+        annotations=READ_ONLY)
+    async def project_info(
+        action: Annotated[str, Field(
+            description="explain, deps, stats, shared, dupes or projects, e.g. \"explain\"")],
+        project: Annotated[str | None, Field(
+            description='the project, for explain and deps, e.g. "my-app"')] = None,
+        package: Annotated[str | None, Field(
+            description='for shared: who uses this package, e.g. "react"')] = None,
+        name: Annotated[str | None, Field(
+            description='for dupes: only names holding these words, e.g. "escape"')] = None,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        return await call(settings, ctx, "project_info", PROJECT_INFO, action=action,
+                          project=project, package=package, name=name)
