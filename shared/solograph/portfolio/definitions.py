@@ -47,27 +47,59 @@ class ParseResult:
 
 
 LANGUAGES: tuple[str, ...] = (
-    "python", "swift", "typescript", "tsx", "javascript", "kotlin", "rust", "go",
-    "java", "ruby", "c", "cpp", "php", "hcl", "bash", "sql",
+    "python",
+    "swift",
+    "typescript",
+    "tsx",
+    "javascript",
+    "kotlin",
+    "rust",
+    "go",
+    "java",
+    "ruby",
+    "c",
+    "cpp",
+    "php",
+    "hcl",
+    "bash",
+    "sql",
 )
 
 _EXTENSIONS: dict[str, str] = {
-    ".py": "python", ".pyi": "python",
+    ".py": "python",
+    ".pyi": "python",
     ".swift": "swift",
-    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
     ".tsx": "tsx",
-    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-    ".kt": "kotlin", ".kts": "kotlin",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
     ".rs": "rust",
     ".go": "go",
     ".java": "java",
-    ".rb": "ruby", ".rake": "ruby",
-    ".c": "c", ".h": "c",
-    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp",
-    ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
+    ".rb": "ruby",
+    ".rake": "ruby",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".c++": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
     ".php": "php",
-    ".tf": "hcl", ".hcl": "hcl", ".tfvars": "hcl",
-    ".sh": "bash", ".bash": "bash", ".zsh": "bash",
+    ".tf": "hcl",
+    ".hcl": "hcl",
+    ".tfvars": "hcl",
+    ".sh": "bash",
+    ".bash": "bash",
+    ".zsh": "bash",
     ".sql": "sql",
 }
 _FILE_NAMES: dict[str, str] = {"rakefile": "ruby", "gemfile": "ruby"}
@@ -101,7 +133,7 @@ Resolver = Callable[[str, Node, Captures, bytes], "_Found | None"]
 
 
 def _text(node: Node, src: bytes) -> str:
-    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def _line(node: Node) -> int:
@@ -113,8 +145,7 @@ def _first_named(node: Node) -> Node | None:
 
 
 def _unquote(text: str) -> str:
-    if len(text) >= 2 and (text[0], text[-1]) in {('"', '"'), ("'", "'"), ("`", "`"),
-                                                   ("[", "]")}:
+    if len(text) >= 2 and (text[0], text[-1]) in {('"', '"'), ("'", "'"), ("`", "`"), ("[", "]")}:
         return text[1:-1]
     return text
 
@@ -266,10 +297,17 @@ def _ruby(tag: str, node: Node, caps: Captures, src: bytes) -> _Found | None:
 # C / C++ ------------------------------------------------------------------------------
 
 _C_WRAPPERS = frozenset({"pointer_declarator", "reference_declarator", "attributed_declarator"})
-_CPP_NAMES = frozenset({
-    "identifier", "field_identifier", "qualified_identifier", "destructor_name",
-    "operator_name", "template_function", "operator_cast",
-})
+_CPP_NAMES = frozenset(
+    {
+        "identifier",
+        "field_identifier",
+        "qualified_identifier",
+        "destructor_name",
+        "operator_name",
+        "template_function",
+        "operator_cast",
+    }
+)
 
 
 def _c_function_name(decl: Node | None) -> Node | None:
@@ -340,8 +378,6 @@ def _c_family(tag: str, node: Node, caps: Captures, src: bytes) -> _Found | None
     return _split(name, _cpp_parts(name, src), tag)
 
 
-# PHP, Bash, Python, Java: the simple resolver --------------------------------------------
-
 # HCL ----------------------------------------------------------------------------------
 
 
@@ -410,14 +446,19 @@ _JS_COMMON = """
 (variable_declarator name: (identifier) @name value: (class)) @def.class
 """
 
-_JAVASCRIPT = _JS_COMMON + """
+_JAVASCRIPT = (
+    _JS_COMMON
+    + """
 (class_declaration name: (identifier) @name) @def.class
 (class_body
   (field_definition property: (property_identifier) @name
                     value: [(arrow_function) (function_expression)]) @def.method)
 """
+)
 
-_TYPESCRIPT = _JS_COMMON + """
+_TYPESCRIPT = (
+    _JS_COMMON
+    + """
 (function_signature name: (identifier) @name) @def.function
 (class_declaration name: (type_identifier) @name) @def.class
 (abstract_class_declaration name: (type_identifier) @name) @def.class
@@ -434,6 +475,7 @@ _TYPESCRIPT = _JS_COMMON + """
 (internal_module name: (_) @name) @def.module
 (module name: (_) @name) @def.module
 """
+)
 
 _KOTLIN = """
 (function_declaration (simple_identifier) @name) @def.function
@@ -490,13 +532,16 @@ _C = """
 (type_definition declarator: (_) @decl) @def.typedef
 """
 
-_CPP = _C + """
+_CPP = (
+    _C
+    + """
 (class_specifier name: (_) @name body: (_)) @def.class
 (namespace_definition name: (_) @name) @def.module
 (alias_declaration name: (type_identifier) @name) @def.type
 (field_declaration declarator: (_) @decl) @def.member
 (field_declaration_list (declaration declarator: (_) @decl) @def.member)
 """
+)
 
 _PHP = """
 (function_definition name: (name) @name) @def.function
@@ -601,7 +646,7 @@ class DefinitionExtractor:
                 continue
             try:
                 item = spec.resolver(tag, node, caps, source)
-            except Exception:  # noqa: BLE001 - odd trees from broken input must not abort a scan
+            except Exception:  # odd trees from broken input must never abort a scan
                 item = None
             if item is None or not item.name:
                 continue
