@@ -131,6 +131,8 @@ def _dedupe(packages: list[Package]) -> list[Package]:
     seen: dict[str, int] = {}
     out: list[Package] = []
     for p in packages:
+        if not p.name:
+            continue
         i = seen.get(p.name)
         if i is None:
             seen[p.name] = len(out)
@@ -178,7 +180,7 @@ def _npm(text: str, problems: list[str]) -> list[Package]:
         for name, spec in _get(data, section, dict, section, problems).items():
             if not isinstance(spec, str):
                 problems.append(f"{section}.{name}: expected string, got {_type_name(spec)}")
-            elif name.strip():
+            else:
                 out.append(Package("npm", name.strip(), spec.strip(), dev))
     return out
 
@@ -191,7 +193,8 @@ def _npm_salvage(text: str) -> list[Package]:
             if m.group(1) != section:
                 continue
             for pair in _JSON_PAIR_RE.finditer(m.group(2)):
-                found.append((order, Package("npm", pair.group(1), pair.group(2), dev)))
+                name, spec = pair.group(1).strip(), pair.group(2).strip()
+                found.append((order, Package("npm", name, spec, dev)))
     return [p for _, p in sorted(found, key=lambda item: item[0])]
 
 
@@ -444,13 +447,16 @@ def _cargo_table(out: list[Package], parent: dict, key: str, dev: bool, where: s
             problems.append(f"{where}.{name}: unexpected {_type_name(value)}")
             continue
         real = value.get("package") if isinstance(value, dict) else None
-        out.append(Package("cargo", real if isinstance(real, str) else name, spec, dev))
+        name = real if isinstance(real, str) else name
+        out.append(Package("cargo", name.strip(), spec, dev))
 
 
 # Swift and Gradle: patterns over comment-free text --------------------------------------------
 
 _STRING = r'"(?:[^"\\\n]|\\.)*"' + r"|'(?:[^'\\\n]|\\.)*'"
 _COMMENT_OR_STRING = re.compile(rf"{_STRING}|//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
+_MAX_CALL = 4096
+_STATEMENT_END = re.compile(r"[\n;{}]")
 _PAREN_TOKEN = re.compile(rf"{_STRING}|[()\[\],]")
 
 
@@ -493,11 +499,14 @@ def _spm(text: str) -> list[Package]:
     text = _strip_comments(text)
     pairs = _paren_pairs(text)
     out: list[Package] = []
-    for m in re.finditer(r"\.package\s*\(", text):
+    call = re.compile(r"\.package\s*\(")
+    pos = 0
+    while m := call.search(text, pos):
         close = pairs.get(m.end() - 1)
-        if close is None:
+        if close is None or close - m.end() > _MAX_CALL:
+            pos = m.end()
             continue
-        args = text[m.end():close]
+        args, pos = text[m.end():close], close + 1
         labelled: dict[str, str] = {}
         rest: list[str] = []
         for part in _split_args(args):
@@ -549,15 +558,22 @@ def _gradle(text: str) -> list[Package]:
     text = _strip_comments(text)
     pairs = _paren_pairs(text)
     out: list[Package] = []
-    for m in _GRADLE_CALL.finditer(text):
+    pos = 0
+    # Each declaration is read once and the scan resumes after it, which keeps it linear.
+    while m := _GRADLE_CALL.search(text, pos):
+        pos = m.end()
         dev = _gradle_dev(m.group(1))
         if dev is None:
             continue
         if m.group(2):
-            args = text[m.end():pairs.get(m.end() - 1, m.end())]
-        else:  # Groovy without parentheses: the rest of the line, before any closure
-            end = text.find("\n", m.end())
-            args = text[m.end():end if end >= 0 else len(text)].split("{", 1)[0]
+            close = pairs.get(m.end() - 1)
+            if close is None or close - m.end() > _MAX_CALL:
+                continue
+            args, pos = text[m.end():close], close + 1
+        else:  # Groovy without parentheses: up to the end of the statement or a closure
+            end = _STATEMENT_END.search(text, m.end(), m.end() + _MAX_CALL)
+            pos = end.start() if end else min(len(text), m.end() + _MAX_CALL)
+            args = text[m.end():pos]
         out.extend(Package("gradle", name, spec, dev) for name, spec in _gradle_notations(args))
     return out
 

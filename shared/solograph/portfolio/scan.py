@@ -130,7 +130,7 @@ def _scan_project(conn: sqlite3.Connection, project: Project, extractor: Definit
     present_manifests: set[str] = set()
     for rel in list_files(root):
         language = language_for_path(rel)
-        manager = manifest_kind(rel.rsplit("/", 1)[-1])
+        manager = manifest_kind(rel)
         if language is None and manager is None:
             continue
         st = _stat(root / rel)
@@ -213,7 +213,7 @@ def _read_manifest(root: Path, rel: str, manager: str, st: os.stat_result,
         text = (root / rel).read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         return _ManifestResult(rel, manager, st.st_size, st.st_mtime_ns, [], str(exc))
-    packages, error = parse_manifest(rel.rsplit("/", 1)[-1], text)
+    packages, error = parse_manifest(rel, text)
     return _ManifestResult(rel, manager, st.st_size, st.st_mtime_ns, packages, error)
 
 
