@@ -1,0 +1,1 @@
+"""Search-quality evaluation: known-answer suites, their scorer and the baseline gate."""
