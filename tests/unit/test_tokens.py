@@ -50,8 +50,13 @@ def test_all_spellings_fold_to_one_key():
 
 
 def test_identifier_index_text_has_parts_and_the_folded_name():
-    assert identifier_index_text("AuthMiddleware") == "auth middlewar authmiddleware"
+    assert identifier_index_text("AuthMiddleware") == "auth middlewar authent authmiddleware"
     assert identifier_index_text("escape") == "escap"
+
+
+def test_one_letter_parts_and_abbreviations_are_indexed_joined_and_expanded():
+    assert "etag" in identifier_index_text("createETagGenerator").split()
+    assert "option" in identifier_index_text("optsWithGlobals").split()
 
 
 @pytest.mark.parametrize("hostile", [

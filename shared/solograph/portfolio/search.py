@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from solograph.text.tokens import fold_name, match_all, match_any, query_terms
+from solograph.text.tokens import fold_name, match_all, match_any, query_terms, words
 
 MAX_LIMIT = 200
 # The name counts more than the enclosing scope (`Widget draw` still finds Widget.draw).
@@ -21,6 +21,24 @@ JOIN files f ON f.id = s.file_id
 JOIN projects p ON p.id = s.project_id
 WHERE symbols_fts MATCH ? {{project}}
 """
+
+
+def _exact_ids(conn: sqlite3.Connection, query: str, key: str, extra: tuple,
+               limit: int) -> list[int]:
+    """Definitions named exactly by the query in any spelling: the name alone (`escape`), or
+    the enclosing scope then the name (`color parse` is Color.parse)."""
+    by_project = "AND project_id = ? " if extra else ""
+    ids = [r[0] for r in conn.execute(
+        f"SELECT id FROM symbols WHERE name_key = ? {by_project}LIMIT ?", (key, *extra, limit))]
+    parts = words(query)
+    for cut in range(1, min(len(parts), 5)):
+        scope_key, name_key = "".join(parts[:cut]), "".join(parts[cut:])
+        for row in conn.execute(
+                f"SELECT id, scope FROM symbols WHERE name_key = ? AND scope != '' {by_project}"
+                "LIMIT 500", (name_key, *extra)):
+            if fold_name(row[1].rsplit(".", 1)[-1]) == scope_key:
+                ids.append(row[0])
+    return ids[:limit]
 
 
 def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | None = None,
@@ -41,9 +59,7 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
 
     all_rows = conn.execute(sql + " ORDER BY rank LIMIT ?",
                             (match_all(terms), *extra, limit * 4)).fetchall()
-    exact_ids = [r[0] for r in conn.execute(
-        "SELECT id FROM symbols WHERE name_key = ? " + ("AND project_id = ? " if extra else "")
-        + "LIMIT ?", (key, *extra, limit))]
+    exact_ids = _exact_ids(conn, query, key, extra, limit)
     if exact_ids:
         marks = ",".join("?" * len(exact_ids))
         collect(0, conn.execute(sql + f" AND s.id IN ({marks}) ORDER BY rank",

@@ -62,11 +62,41 @@ def index_text(text: str) -> str:
     return " ".join(stems(text))
 
 
+# Abbreviations common in code, indexed beside the word they stand for, so "options with
+# globals" finds optsWithGlobals. Index side only: a query for "opts" still matches "opts".
+ABBREVIATIONS = {
+    "opts": "options", "opt": "option", "args": "arguments", "arg": "argument",
+    "ctx": "context", "cfg": "config", "conf": "config", "env": "environment",
+    "msg": "message", "msgs": "messages", "req": "request", "res": "response",
+    "resp": "response", "err": "error", "errs": "errors", "fn": "function",
+    "func": "function", "val": "value", "vals": "values", "dir": "directory",
+    "pkg": "package", "btn": "button", "impl": "implementation", "init": "initialize",
+    "db": "database", "auth": "authentication", "authn": "authentication",
+    "authz": "authorization", "repo": "repository", "str": "string", "num": "number",
+    "idx": "index", "len": "length", "tmp": "temporary", "temp": "temporary",
+    "src": "source", "dst": "destination", "dest": "destination", "prev": "previous",
+    "cur": "current", "curr": "current", "calc": "calculate", "gen": "generate",
+    "util": "utility", "utils": "utilities", "params": "parameters", "param": "parameter",
+    "attr": "attribute", "attrs": "attributes", "elem": "element", "el": "element",
+    "obj": "object", "cb": "callback", "evt": "event", "ev": "event", "cmd": "command",
+    "ns": "namespace", "addr": "address", "doc": "document", "docs": "documents",
+    "lang": "language", "sync": "synchronize", "async": "asynchronous",
+}
+
+
 def identifier_index_text(name: str) -> str:
-    """Stems of an identifier's parts, plus the whole name folded, so that a query written as
-    one word (`authmiddleware`) finds `AuthMiddleware` too."""
+    """Stems of an identifier's parts, plus the whole name folded (a query written as one word,
+    `authmiddleware`, finds `AuthMiddleware`), a one-letter part joined to the next
+    (`ETagCache` is e, tag, cache and also etag) and the words behind abbreviations."""
     parts = words(name)
     out = [stem(p) for p in parts]
+    for i, part in enumerate(parts[:-1]):
+        if len(part) == 1 and part.isalpha():
+            out.append(stem(part + parts[i + 1]))
+    for part in parts:
+        full = ABBREVIATIONS.get(part)
+        if full:
+            out.append(stem(full))
     folded = "".join(parts)
     if len(parts) > 1 and folded:
         out.append(folded)
