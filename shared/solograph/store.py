@@ -94,7 +94,10 @@ def migrate(conn: sqlite3.Connection, store: str) -> list[str]:
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations "
                  "(name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
     applied = []
+    done = set(applied_migrations(conn))
     for name, sql in migration_files(store):
+        if name in done:  # checked outside the write lock: opening a current store never waits
+            continue
         with transaction(conn):
             # Re-check inside the write lock: another process may have migrated meanwhile.
             if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():

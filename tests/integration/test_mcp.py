@@ -14,16 +14,16 @@ from collections.abc import AsyncIterator
 import httpx
 import httpx2
 import pytest
-from mcp.client.streamable_http import streamable_http_client
-from solograph_services.mcp.server import build_server
-from tests.support.portfolio import make_portfolio
-from tests.support.procs import free_port, process, solograph_cmd, wait_for_http
-
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
 from solograph import jobs, reads
 from solograph.config import Settings
 from solograph.errors import SolographError, UnknownProject
 from solograph.store import connect_writer
+from solograph_services.mcp.server import build_server
+from tests.support.portfolio import make_portfolio
+from tests.support.procs import free_port, process, solograph_cmd, wait_for_http
 
 TOOLS = {"session_search", "kb_search", "symbol_search", "source_search", "project_info"}
 ALWAYS_LOADED = {"session_search", "kb_search"}
@@ -186,22 +186,25 @@ async def test_empty_store_answers_what_the_core_answers(settings: Settings):
     async with Client(build_server(settings)) as client:
         symbols = await client.call_tool("symbol_search", {"query": QUERY})
         stats = await client.call_tool("project_info", {"action": "stats"})
-    assert only_text(symbols) == reads.to_json(reads.symbol_search(settings, QUERY))
+    # A store nobody scanned yet: symbol search says what to run, stats says what it holds.
+    assert symbols.is_error
+    assert only_text(symbols) == core_error(reads.symbol_search, settings, QUERY)
     assert only_text(stats) == reads.to_json(reads.project_info(settings, "stats"))
 
 
 @pytest.mark.anyio
 async def test_unexpected_failure_is_a_generic_error_without_traceback(
         settings: Settings, caplog: pytest.LogCaptureFixture):
-    settings.home.mkdir(parents=True)
-    settings.portfolio_db.write_bytes(b"this is not a database " * 200)
+    conn = connect_writer(settings.portfolio_db, "portfolio")  # migrations recorded...
+    conn.execute("DROP TABLE projects")  # ...but a table gone: a failure no domain error names
+    conn.close()
     async with Client(build_server(settings)) as client:
         result = await client.call_tool("symbol_search", {"query": QUERY})
         after = await client.call_tool("session_search", {"query": "still serving"})
     assert result.is_error
     text = only_text(result)
     assert "Traceback" not in text and "sqlite" not in text.lower()
-    assert json.loads(text)["error"] in ("internal", "store_error")
+    assert json.loads(text)["error"] == "internal"
     assert json.loads(only_text(after))["error"] == "not_indexed"
     # The traceback goes to the server's log (stderr), never to the client.
     failed = [r for r in caplog.records if r.name == "solograph.mcp" and r.exc_info]

@@ -645,6 +645,275 @@ def test_definitions_per_language(extractor: DefinitionExtractor, language: str)
     assert lines == sorted(lines)  # document order
 
 
+# JavaScript/TypeScript functions assigned to object members, as Express writes its API.
+# id -> (language, source, exact set of (name, kind, line, scope))
+ASSIGNED_CASES: dict[str, tuple[str, str, set[tuple[str, str, int, str]]]] = {
+    "express-router": (
+        "javascript",
+        """\
+'use strict';
+
+var proto = module.exports = function(options) {
+  function router(req, res, next) {
+    router.handle(req, res, next);
+  }
+  return router;
+};
+
+proto.handle = function handle(req, res, out) {
+  var idx = 0;
+  next();
+
+  function next(err) {
+    var layer = stack[idx++];
+    layer.handle_request(req, res, next);
+  }
+
+  function trim_prefix(layer, layerError, layerPath, path) {}
+};
+
+proto.use = function use(fn) {
+  callbacks.forEach(function (cb) {
+    function onEach() {}
+  });
+  this.stack.push(function named_callback(req, res) {});
+  setImmediate(() => {});
+  return this;
+};
+
+proto.route = (path) => new Route(path);
+""",
+        {
+            ("router", "function", 4, ""),
+            ("handle", "method", 10, "proto"),
+            ("next", "function", 14, "proto.handle"),
+            ("trim_prefix", "function", 19, "proto.handle"),
+            ("use", "method", 22, "proto"),
+            ("onEach", "function", 24, "proto.use"),
+            ("route", "method", 31, "proto"),
+        },
+    ),
+    "prototype-methods": (
+        "javascript",
+        """\
+function Route(path) {
+  this.path = path;
+  this.stack = [];
+  this.dispatch_sync = function () {};
+}
+
+Route.prototype._handles_method = function _handles_method(method) {
+  return Boolean(this.methods[method]);
+};
+
+Route.prototype.dispatch = function dispatch(req, res, done) {
+  next();
+  function next(err) {}
+};
+
+methods.forEach(function (method) {
+  Route.prototype[method] = function () {};
+});
+
+View.prototype.lookup = function lookup(name) {};
+express.Router.prototype.all = function all() {};
+this.legacy = function () {};
+""",
+        {
+            ("Route", "function", 1, ""),
+            ("dispatch_sync", "method", 4, "Route"),
+            ("_handles_method", "method", 7, "Route"),
+            ("dispatch", "method", 11, "Route"),
+            ("next", "function", 13, "Route.dispatch"),
+            ("lookup", "method", 20, "View"),
+            ("all", "method", 21, "express.Router"),
+            ("legacy", "method", 22, ""),
+        },
+    ),
+    "exports": (
+        "javascript",
+        """\
+exports = module.exports = createApplication;
+
+function createApplication() {
+  var app = function (req, res, next) {
+    app.handle(req, res, next);
+  };
+  app.init = function init() {};
+  return app;
+}
+
+exports.compileETag = function (val) {
+  return val;
+};
+
+module.exports.isAbsolute = (path) => path[0] === '/';
+exports.query = function* query() {};
+exports.application = proto;
+exports.utils.merge = function merge(a, b) {};
+""",
+        {
+            ("createApplication", "function", 3, ""),
+            ("app", "function", 4, "createApplication"),
+            ("init", "method", 7, "createApplication.app"),
+            ("compileETag", "function", 11, ""),
+            ("isAbsolute", "function", 15, ""),
+            ("query", "function", 16, ""),
+            ("merge", "method", 18, "utils"),
+        },
+    ),
+    "module-exports-function": (
+        "javascript",
+        """\
+module.exports = function createApplication() {
+  function mixin(dest, src) {}
+  return mixin;
+};
+
+module.exports = (options) => {
+  function anonymousParent() {}
+};
+
+module.exports = {
+  handle: function handle() {},
+  render() {},
+};
+""",
+        {
+            ("createApplication", "function", 1, ""),
+            ("mixin", "function", 2, "createApplication"),
+            ("anonymousParent", "function", 7, ""),
+        },
+    ),
+    "chained-aliases": (
+        "javascript",
+        """\
+req.get =
+req.header = function header(name) {
+  function lc(s) {}
+};
+
+res.contentType =
+res.type = function contentType(type) {};
+
+res.set = res.header = function (field, val) {};
+err.status = err.statusCode = 400;
+exports = module.exports = function plugin() {};
+""",
+        {
+            ("get", "method", 1, "req"),
+            ("header", "method", 2, "req"),
+            ("lc", "function", 3, "req.header"),
+            ("contentType", "method", 6, "res"),
+            ("type", "method", 7, "res"),
+            ("set", "method", 9, "res"),
+            ("header", "method", 9, "res"),
+            ("plugin", "function", 11, ""),
+        },
+    ),
+    "this-in-class": (
+        "javascript",
+        """\
+class Argument {
+  choices(values) {
+    this.argChoices = values.slice();
+    this.parseArg = (arg, previous) => {
+      function check() {}
+      return arg;
+    };
+  }
+}
+""",
+        {
+            ("Argument", "class", 1, ""),
+            ("choices", "method", 2, "Argument"),
+            ("parseArg", "method", 4, "Argument"),
+            ("check", "function", 5, "Argument.parseArg"),
+        },
+    ),
+    "typescript": (
+        "typescript",
+        """\
+interface Res {
+  redirect(url: string): void;
+}
+
+export const res: Res = Object.create(http.ServerResponse.prototype);
+
+res.redirect = function redirect(this: Res, url: string): void {
+  const done = (err?: Error) => {};
+  function finish(status: number) {}
+};
+
+Router.prototype.route = function (path: string): Route {
+  return new Route(path);
+};
+
+export class Immer {
+  constructor() {
+    this.produce = (base: unknown) => base;
+  }
+}
+
+exports.helper = async (): Promise<void> => {};
+module.exports = function createApp(): App {
+  return app;
+};
+app.use((req: Request, res: Response) => {});
+app.get("/", async function handler(req: Request) {});
+""",
+        {
+            ("Res", "interface", 1, ""),
+            ("redirect", "method", 2, "Res"),
+            ("redirect", "method", 7, "res"),
+            ("done", "function", 8, "res.redirect"),
+            ("finish", "function", 9, "res.redirect"),
+            ("route", "method", 12, "Router"),
+            ("Immer", "class", 16, ""),
+            ("constructor", "method", 17, "Immer"),
+            ("produce", "method", 18, "Immer"),
+            ("helper", "function", 22, ""),
+            ("createApp", "function", 23, ""),
+        },
+    ),
+    "tsx": (
+        "tsx",
+        """\
+export function App() {
+  return <div />;
+}
+
+App.displayName = "App";
+App.getInitialProps = async (ctx: Context) => ({ ok: true });
+
+Button.prototype.render = function render() {
+  return <button onClick={() => {}} />;
+};
+
+items.map(function renderItem(x: number) {
+  return <li>{x}</li>;
+});
+""",
+        {
+            ("App", "function", 1, ""),
+            ("getInitialProps", "method", 6, "App"),
+            ("render", "method", 8, "Button"),
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ASSIGNED_CASES))
+def test_assigned_functions(extractor: DefinitionExtractor, case: str) -> None:
+    language, source, expected = ASSIGNED_CASES[case]
+    result = extractor.extract(language, source.encode())
+    assert not result.has_error
+    assert _tuples(result) == expected
+    assert len(result.definitions) == len(expected)  # no duplicates
+    lines = [d.line for d in result.definitions]
+    assert lines == sorted(lines)  # document order
+
+
 @pytest.mark.parametrize(
     ("language", "source", "names"),
     [

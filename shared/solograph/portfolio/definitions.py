@@ -6,9 +6,9 @@ A small per-language resolver turns a match into a name, a kind and an optional 
 prefix (a Go receiver, a C++ ``Widget::`` qualifier, a SQL schema, the earlier labels of
 an HCL block). Scope is then computed without walking parents: definitions are sorted
 by byte range and nested with a stack, so a definition's scope is the qualified name of
-the nearest definition whose range contains it, followed by its own prefix. Some nodes
-only open a scope and are not reported themselves (a Rust ``impl``, a Swift
-``extension``).
+the nearest definition whose range contains it, followed by its own prefix (a JavaScript
+``this.x = function`` nests in the nearest enclosing class instead). Some nodes only open
+a scope and are not reported themselves (a Rust ``impl``, a Swift ``extension``).
 
 Grammars come from ``tree-sitter-language-pack`` 0.13.0, which bundles them (the 1.x
 releases download grammars at run time).
@@ -126,6 +126,7 @@ class _Found(NamedTuple):
     prefix: str = ""  # scope parts of the definition's own, joined with "."
     emit: bool = True  # False: only opens a scope (Rust impl, Swift extension)
     span: tuple[int, int] | None = None  # byte range used for nesting, if not the node's
+    of_class: bool = False  # scoped by the nearest enclosing class-like (JS this.x = ...)
 
 
 Captures = dict[str, list[Node]]
@@ -192,7 +193,59 @@ def _swift(tag: str, node: Node, caps: Captures, src: bytes) -> _Found | None:
 # TypeScript / JavaScript ---------------------------------------------------------------
 
 
+_JS_FUNCTIONS = frozenset({"function_expression", "generator_function", "arrow_function"})
+_JS_EXPORTS = ("module.exports", "exports")
+
+
+def _js_object(node: Node, src: bytes) -> str:
+    """``Router.prototype`` as written, without the spaces and line breaks of a chain."""
+    parts: list[str] = []
+    for _ in range(32):
+        prop = node.child_by_field_name("property") if node.type == "member_expression" else None
+        inner = node.child_by_field_name("object") if prop is not None else None
+        if prop is None or inner is None:
+            break
+        parts.append(_text(prop, src))
+        node = inner
+    parts.append(" ".join(_text(node, src).split()))
+    return ".".join(parts[::-1])
+
+
+def _js_assigned(node: Node, caps: Captures, src: bytes) -> _Found | None:
+    """``obj.name = function () {}``: a method of obj (``Router.prototype.route`` is Router's,
+    ``this.name`` the enclosing class's, else the enclosing constructor function's), or a
+    function when obj is the module's exports; ``module.exports = function f() {}`` defines
+    ``f``. Functions passed as arguments (callbacks) are never matched, named or not.
+
+    In a chain (``req.get = req.header = function header() {}``) the outer names only span
+    their left side, so what the function defines nests in the innermost name alone."""
+    name, value = caps["name"][0], caps["value"][0]
+    span = (node.start_byte, name.end_byte) if value.type == "assignment_expression" else None
+    for _ in range(16):
+        if value is None or value.type != "assignment_expression":
+            break
+        value = value.child_by_field_name("right")
+    if value is None or value.type not in _JS_FUNCTIONS:
+        return None
+    obj = _js_object(caps["object"][0], src)
+    if obj == "module" and _text(name, src) == "exports":
+        own = value.child_by_field_name("name")
+        return None if own is None else _Found(_text(own, src), "function", _line(own), span=span)
+    kind, of_class = "method", False
+    for head in (*_JS_EXPORTS, "this"):
+        if obj == head or obj.startswith(head + "."):
+            of_class = head == "this"
+            if obj == head and not of_class:
+                kind = "function"
+            obj = obj[len(head) + 1 :]
+            break
+    prefix = obj.removesuffix(".prototype")
+    return _Found(_text(name, src), kind, _line(name), prefix, span=span, of_class=of_class)
+
+
 def _ts(tag: str, node: Node, caps: Captures, src: bytes) -> _Found | None:
+    if tag == "assigned":
+        return _js_assigned(node, caps, src)
     name = _name_node(node, caps)
     if name is None:
         return None
@@ -444,6 +497,10 @@ _JS_COMMON = """
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @def.function
 (variable_declarator name: (identifier) @name value: (class)) @def.class
+(assignment_expression
+  left: (member_expression object: (_) @object property: (property_identifier) @name)
+  right: [(function_expression) (generator_function) (arrow_function) (assignment_expression)]
+  @value) @def.assigned
 """
 
 _JAVASCRIPT = (
@@ -662,6 +719,11 @@ class DefinitionExtractor:
             while stack and stack[-1][0] < end:
                 stack.pop()
             outer_name, outer_kind = (stack[-1][1], stack[-1][2]) if stack else ("", "")
+            if item.of_class:  # this.x = ... in a class method belongs to the class
+                outer_name, outer_kind = next(
+                    ((q, k) for _e, q, k in reversed(stack) if k in spec.class_like),
+                    (outer_name, outer_kind),
+                )
             scope = _join(outer_name, item.prefix)
             kind = item.kind
             if kind == "function" and outer_kind in spec.class_like:

@@ -1,0 +1,241 @@
+"""The HTTP API: every read, job submission and /health, behind the request guard.
+
+Reads return the exact bytes of `reads.to_json(answer)`, the same text the CLI prints with
+`--json` and the MCP tools return. Domain errors are translated once, in `_translate`.
+"""
+
+import logging
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated
+
+import redis
+import uvicorn
+from celery import Celery
+from fastapi import Body, FastAPI, Query, Request
+from fastapi import Path as PathParam
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from solograph import __version__, reads
+from solograph.config import Settings
+from solograph.errors import (
+    BadQuery,
+    ConfigError,
+    NotIndexed,
+    QueryTimeout,
+    SolographError,
+    UnknownProject,
+)
+from solograph.store import pending_migrations
+from solograph_services.common.jobs import (
+    JOBS,
+    BrokerUnavailable,
+    create_celery,
+    job_status,
+    submit,
+)
+from solograph_services.common.security import Guard, check_bind
+
+log = logging.getLogger("solograph.api")
+
+STATUS: tuple[tuple[type[SolographError], int], ...] = (
+    (BadQuery, 400), (UnknownProject, 404), (NotIndexed, 404), (QueryTimeout, 504),
+    (ConfigError, 503), (BrokerUnavailable, 503),
+)
+JSON_ANSWER = {200: {"content": {"application/json": {}},
+                     "description": "the answer object, compact JSON"}}
+
+DESCRIPTION = """Memory for coding agents across a portfolio, over SQLite FTS5.
+
+Reads answer from the local indexes with exactly the JSON the CLI prints with `--json`.
+Jobs (scans, registry merges) go to the Celery worker pool and are polled by id.
+Errors are `{"error": code, "message": ..., "hint"?: ...}`.
+Beyond loopback every path except `/health` needs `Authorization: Bearer $SOLOGRAPH_TOKEN`.
+"""
+
+
+class ScanJob(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    projects: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(
+        None, max_length=1000, description="project names; all registered projects when absent")
+    registry: bool = Field(True, description="merge new checkouts into the registry first")
+
+
+class Queued(BaseModel):
+    job: str = Field(description="the job id to poll at /v1/jobs/{id}")
+    queue: str
+
+
+def _answer(answer: dict) -> Response:
+    return Response(reads.to_json(answer), media_type="application/json")
+
+
+async def _translate(request: Request, exc: Exception) -> Response:
+    """The one place errors become HTTP: domain errors by type, anything else a bare 500."""
+    if isinstance(exc, SolographError):
+        status = next((code for cls, code in STATUS if isinstance(exc, cls)), 500)
+        return Response(reads.to_json(exc.to_dict()), status_code=status,
+                        media_type="application/json")
+    # The server logs the traceback; the client learns nothing about our internals.
+    log.error("internal error on %s %s: %s", request.method, request.url.path,
+              type(exc).__name__)
+    return Response(reads.to_json({"error": "internal", "message": "internal error"}),
+                    status_code=500, media_type="application/json")
+
+
+def _not_indexed(what: str) -> Callable[[], Response]:
+    def endpoint() -> Response:
+        raise NotIndexed(f"the {what} index is not part of this version yet",
+                         hint="symbols and project_info are served today")
+    return endpoint
+
+
+def store_health(path: Path, store: str) -> dict:
+    """Opens the store read-only and migrates nothing: a probe must not write."""
+    out = {"present": path.exists(), "readable": False, "migrations_current": False}
+    if not out["present"]:
+        return out
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
+        try:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            out["readable"] = True
+            out["migrations_current"] = not pending_migrations(conn, store)
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        pass
+    return out
+
+
+def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
+    """The API for `settings`. With `celery` given the caller owns it; else, when a broker is
+    configured, the lifespan creates the client and closes it on shutdown."""
+    check_bind(settings)
+    limit_max = settings.max_results
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = create_celery(settings) if celery is None and settings.redis_url else None
+        app.state.celery = celery or owned
+        app.state.redis = (redis.Redis.from_url(settings.redis_url, socket_connect_timeout=1,
+                                                socket_timeout=1)
+                           if settings.redis_url else None)
+        try:
+            yield
+        finally:
+            if owned is not None:
+                owned.close()
+            if app.state.redis is not None:
+                app.state.redis.close()
+
+    app = FastAPI(title="solograph", version=__version__, description=DESCRIPTION,
+                  lifespan=lifespan, openapi_tags=[
+                      {"name": "reads", "description": "answers from the local indexes"},
+                      {"name": "jobs", "description": "work handed to the worker pool"},
+                      {"name": "health", "description": "liveness and readiness"}])
+    app.add_middleware(Guard, settings=settings, public=("/health",))
+    app.add_exception_handler(SolographError, _translate)
+    app.add_exception_handler(Exception, _translate)
+
+    def broker(request: Request) -> Celery:
+        found = getattr(request.app.state, "celery", None)
+        if found is None:
+            raise ConfigError("jobs need a broker and none is configured",
+                              hint="set SOLOGRAPH_REDIS_URL and start `solograph worker`, or "
+                                   "run the job in-process with the CLI")
+        return found
+
+    def queue(request: Request, job: str, **kwargs: object) -> Response:
+        job_id = submit(broker(request), job, **kwargs)
+        body = {"job": job_id, "queue": JOBS[job].queue}
+        return Response(reads.to_json(body), status_code=202, media_type="application/json")
+
+    @app.get("/v1/symbols", tags=["reads"], summary="Find definitions by the words of a name",
+             responses=JSON_ANSWER)
+    def symbols(
+        q: Annotated[str, Query(description='words of a name, e.g. "auth middleware"',
+                                max_length=500)],
+        project: Annotated[str | None, Query(description="only this project")] = None,
+        limit: Annotated[int, Query(ge=1, le=limit_max,
+                                    description="how many hits")] = min(20, limit_max),
+    ) -> Response:
+        return _answer(reads.symbol_search(settings, q, project=project, limit=limit))
+
+    @app.get("/v1/project_info", tags=["reads"],
+             summary="One project (explain, deps) or the portfolio (stats, shared, dupes, "
+                     "projects)", responses=JSON_ANSWER)
+    def project_info(
+        action: Annotated[str, Query(description=" | ".join(reads.PROJECT_ACTIONS))],
+        project: Annotated[str | None, Query(description="for explain and deps")] = None,
+        package: Annotated[str | None, Query(description="for shared: who uses it")] = None,
+        name: Annotated[str | None, Query(description="for dupes: names with these words")]
+        = None,
+    ) -> Response:
+        return _answer(reads.project_info(settings, action, project=project, package=package,
+                                          name=name))
+
+    for path, what in (("/v1/sessions", "sessions"), ("/v1/kb", "knowledge base"),
+                       ("/v1/sources", "sources")):
+        app.add_api_route(path, _not_indexed(what), methods=["GET"], tags=["reads"],
+                          summary=f"Search the {what} (not indexed yet: 404)",
+                          responses=JSON_ANSWER)
+
+    @app.post("/v1/jobs/scan", status_code=202, tags=["jobs"], response_model=Queued,
+              summary="Queue a scan: the registry merge, then each project under its lock")
+    def scan_job(request: Request, body: Annotated[ScanJob | None, Body()] = None) -> Response:
+        body = body or ScanJob()
+        return queue(request, "scan", projects=body.projects, registry=body.registry)
+
+    @app.post("/v1/jobs/registry", status_code=202, tags=["jobs"], response_model=Queued,
+              summary="Queue a registry merge (find new checkouts)")
+    def registry_job(request: Request) -> Response:
+        return queue(request, "registry")
+
+    @app.post("/v1/jobs/sync-sessions", status_code=202, tags=["jobs"], response_model=Queued,
+              summary="Queue a sync of the Claude Code transcripts")
+    def sessions_job(request: Request) -> Response:
+        return queue(request, "sync_sessions")
+
+    @app.post("/v1/jobs/index-kb", status_code=202, tags=["jobs"], response_model=Queued,
+              summary="Queue an index run of the knowledge base")
+    def kb_job(request: Request) -> Response:
+        return queue(request, "index_kb")
+
+    @app.get("/v1/jobs/{job_id}", tags=["jobs"], responses=JSON_ANSWER,
+             summary="A job's state, then its result or its error (never a traceback)")
+    def get_job(request: Request,
+                job_id: Annotated[str, PathParam(pattern=r"^[A-Za-z0-9-]{1,64}$")]) -> Response:
+        return _answer(job_status(broker(request), job_id))
+
+    @app.get("/health", tags=["health"], responses={503: {"description": "not ready"}},
+             summary="Stores readable and redis reachable (no token needed)")
+    def health(request: Request) -> Response:
+        portfolio = store_health(settings.portfolio_db, "portfolio")
+        client = getattr(request.app.state, "redis", None)
+        reachable = False
+        if client is not None:
+            try:
+                reachable = bool(client.ping())
+            except redis.RedisError:
+                reachable = False
+        stores = {"portfolio": portfolio}
+        ok = (all(s["readable"] for s in stores.values() if s["present"])
+              and (reachable or not settings.redis_url))
+        body = {"ok": ok, "version": __version__, "stores": stores,
+                "redis": {"configured": bool(settings.redis_url), "reachable": reachable}}
+        return Response(reads.to_json(body), status_code=200 if ok else 503,
+                        media_type="application/json")
+
+    return app
+
+
+def serve(settings: Settings) -> None:
+    """Run the API with uvicorn on settings.host:api_port (refuses 0.0.0.0 without a token)."""
+    check_bind(settings)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.api_port,
+                log_level="info", proxy_headers=False, server_header=False)

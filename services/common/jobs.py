@@ -1,0 +1,140 @@
+"""The job table and the Celery client every service shares.
+
+A job is a name the API and the CLI know (`scan`, `registry`, ...); the table maps it to the
+Celery task that runs it and the queue it travels on. `create_celery` builds the one Celery app
+configuration; the worker registers the task bodies on it, the API and the CLI only send.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from celery import Celery
+from celery.backends.redis import RedisBackend
+from kombu import Exchange, Queue
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from solograph.config import Settings
+from solograph.errors import BadQuery, ConfigError, SolographError
+
+QUEUES = ("scan", "sessions", "kb", "scrapers")
+
+# Redis redelivers an unacknowledged message after the visibility timeout, so it must exceed
+# the longest scan; the hard time limit stays below it so a stuck task never runs twice.
+VISIBILITY_TIMEOUT_S = 6 * 3600
+TASK_TIME_LIMIT_S = VISIBILITY_TIMEOUT_S - 1800
+RESULT_EXPIRES_S = 24 * 3600
+
+
+@dataclass(frozen=True)
+class Job:
+    task: str
+    queue: str
+
+
+JOBS: dict[str, Job] = {
+    "scan": Job("solograph.scan", "scan"),
+    "registry": Job("solograph.registry", "scan"),
+    "sync_sessions": Job("solograph.sync_sessions", "sessions"),
+    "index_kb": Job("solograph.index_kb", "kb"),
+    # What beat sends each night; not offered to clients, who submit its parts instead.
+    "nightly": Job("solograph.nightly", "scan"),
+}
+TASK_TO_JOB = {job.task: name for name, job in JOBS.items()}
+
+
+class SubmitOnlyRedisBackend(RedisBackend):
+    """The redis result backend, minus the pubsub subscription Celery opens on every send.
+
+    Our clients submit and later poll by id; none blocks on a result at send time. Without
+    this, a send subscribes first, and with redis down that retries for 20 s before the publish
+    itself can fail. `AsyncResult.get()` still subscribes when it waits, so nothing is lost."""
+
+    def on_task_call(self, producer, task_id) -> None:
+        return None
+
+
+class BrokerUnavailable(SolographError):
+    """The broker is configured but could not be reached."""
+
+    code = "broker_unavailable"
+
+
+def create_celery(settings: Settings) -> Celery:
+    """The Celery app for `settings.redis_url` (broker and result backend)."""
+    if not settings.redis_url:
+        raise ConfigError("no broker configured",
+                          hint="set SOLOGRAPH_REDIS_URL, e.g. redis://127.0.0.1:6379/0, "
+                               "or run the job in-process with `solograph scan`")
+    backend = f"{__name__}:{SubmitOnlyRedisBackend.__name__}+{settings.redis_url}"
+    app = Celery("solograph", broker=settings.redis_url, backend=backend, set_as_current=False)
+    app.conf.update(
+        # Each queue on its own exchange and key: bare Queue(name)s all bind to the default
+        # queue's key, so a publish by that key would land in every queue.
+        task_queues=[Queue(q, Exchange(q, type="direct"), routing_key=q) for q in QUEUES],
+        task_default_queue="scan",
+        task_routes={job.task: {"queue": job.queue} for job in JOBS.values()},
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        result_accept_content=["json"],
+        result_expires=RESULT_EXPIRES_S,
+        # Stores the task name with the result, so a job id alone tells which job it was.
+        result_extended=True,
+        task_track_started=True,
+        task_time_limit=TASK_TIME_LIMIT_S,
+        worker_prefetch_multiplier=1,
+        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S,
+                                  "socket_connect_timeout": 5},
+        redis_socket_connect_timeout=5,
+        broker_connection_retry_on_startup=True,
+        timezone="UTC",
+        enable_utc=True,
+    )
+    return app
+
+
+def submit(celery: Celery, job: str, **kwargs) -> str:
+    """Queue `job` with keyword arguments; returns the job id."""
+    spec = JOBS.get(job)
+    if spec is None:
+        raise BadQuery(f"unknown job {job!r}", hint=f"use one of: {', '.join(JOBS)}")
+    try:
+        result = celery.send_task(spec.task, kwargs=kwargs, queue=spec.queue)
+    except (KombuOperationalError, RedisConnectionError, RedisTimeoutError) as exc:
+        raise BrokerUnavailable(f"the broker did not accept the job: {exc}",
+                                hint="check that redis is running at SOLOGRAPH_REDIS_URL") from None
+    return result.id
+
+
+def job_status(celery: Celery, job_id: str) -> dict:
+    """{"job", "state", then "result" on success, "error" on failure, "progress" while running}.
+
+    An id Celery never saw is PENDING, like a job still waiting in its queue."""
+    result = celery.AsyncResult(job_id)
+    try:
+        state = result.state
+        out: dict = {"job": TASK_TO_JOB.get(result.name or "", result.name), "state": state}
+        if state == "SUCCESS":
+            out["result"] = result.result
+        elif state in ("FAILURE", "RETRY", "REVOKED"):
+            out["error"] = _error(result.result, state)
+        elif state == "PROGRESS" and isinstance(result.info, dict):
+            out["progress"] = result.info
+    except (RedisConnectionError, RedisTimeoutError, KombuOperationalError) as exc:
+        raise BrokerUnavailable(f"the result backend could not be read: {exc}",
+                                hint="check that redis is running at SOLOGRAPH_REDIS_URL") from None
+    return {"id": job_id, **out}
+
+
+def _error(exc: object, state: str) -> dict:
+    """Error text only: the traceback stays in the worker's log."""
+    if isinstance(exc, SolographError):
+        return {"error": exc.code, "message": exc.message}
+    if state == "REVOKED":
+        return {"error": "revoked", "message": "the job was cancelled"}
+    if isinstance(exc, BaseException):
+        return {"error": type(exc).__name__, "message": str(exc)}
+    return {"error": "failed", "message": str(exc)}

@@ -1,0 +1,95 @@
+"""The worker pool and beat: `create_worker_app` plus the two entry points the CLI calls.
+
+Tasks are registered on the shared Celery configuration (`common.jobs.create_celery`); beat
+sends one nightly refresh at `settings.nightly_hour` (UTC), and only one beat may run per broker.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+
+import redis
+from celery import Celery
+from celery.schedules import crontab
+from celery.signals import worker_ready
+
+from solograph.config import Settings
+from solograph.errors import ConfigError
+from solograph_services.common.jobs import JOBS, QUEUES, BrokerUnavailable, create_celery
+from solograph_services.worker import locks, tasks
+
+NODE_NAME = "solograph@%h"
+BEAT_SCHEDULE_FILE = "celerybeat-schedule"
+
+log = logging.getLogger(__name__)
+
+
+def create_worker_app(settings: Settings) -> Celery:
+    app = create_celery(settings)
+    tasks.register(app, settings)
+    app.conf.beat_schedule = beat_schedule(settings)
+    return app
+
+
+def beat_schedule(settings: Settings) -> dict:
+    nightly = JOBS["nightly"]
+    return {
+        "nightly-refresh": {
+            "task": nightly.task,
+            "schedule": crontab(hour=settings.nightly_hour, minute=0),
+            "options": {"queue": nightly.queue},
+        },
+    }
+
+
+def _redis(settings: Settings) -> redis.Redis:
+    return redis.Redis.from_url(settings.redis_url, socket_connect_timeout=5, socket_timeout=10)
+
+
+def run_worker(settings: Settings, queues: list[str], concurrency: int) -> None:
+    """Consume `queues` with `concurrency` processes until stopped (blocks)."""
+    queues = [q.strip() for q in queues if q.strip()]
+    unknown = sorted(set(queues) - set(QUEUES))
+    if unknown or not queues:
+        raise ConfigError(f"unknown queue(s): {', '.join(unknown) or '(none given)'}",
+                          hint=f"choose from: {', '.join(QUEUES)}")
+    if concurrency < 1:
+        raise ConfigError("concurrency must be at least 1")
+    app = create_worker_app(settings)
+
+    def drop_stale_locks(sender: object = None, **_: object) -> None:
+        # A worker restarting under its node name inherits nothing: locks left under that name
+        # belong to its predecessor, which died holding them.
+        nodename = getattr(sender, "hostname", None)
+        if not nodename:
+            return
+        client = _redis(settings)
+        try:
+            dropped = locks.drop_owned(client, nodename)
+        finally:
+            client.close()
+        if dropped:
+            log.warning("dropped locks left by a previous %s: %s", nodename, ", ".join(dropped))
+
+    worker_ready.connect(drop_stale_locks, weak=False, dispatch_uid="solograph-drop-locks")
+    # Mingle and gossip only matter for revoke lists and events we do not use; skipping them
+    # makes startup a second faster and keeps the broker quieter.
+    app.worker_main(["worker", "-Q", ",".join(queues), "-c", str(concurrency), "-n", NODE_NAME,
+                     "--loglevel", "INFO", "--without-mingle", "--without-gossip"])
+
+
+def run_beat(settings: Settings) -> None:
+    """Send the nightly refresh on schedule (blocks). A second beat on the broker refuses."""
+    app = create_worker_app(settings)
+    settings.home.mkdir(parents=True, exist_ok=True)
+    client = _redis(settings)
+    try:
+        with locks.single_beat(client, owner=f"beat@{socket.gethostname()}:{os.getpid()}"):
+            app.Beat(schedule=str(settings.home / BEAT_SCHEDULE_FILE), loglevel="INFO").run()
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+        raise BrokerUnavailable(f"beat could not reach redis: {exc}",
+                                hint="check that redis is running at SOLOGRAPH_REDIS_URL") from None
+    finally:
+        client.close()

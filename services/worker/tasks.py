@@ -1,0 +1,147 @@
+"""The task bodies: thin wrappers that take names and flags and call the core's jobs.
+
+`run_scan` and `run_registry` are the work with its locks, callable without Celery; the tasks
+add only what a queue needs: retries for transient faults and progress in the result backend.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import time
+from collections.abc import Callable
+
+import redis
+from celery import Celery, Task
+
+from solograph import jobs
+from solograph.config import Settings
+from solograph.errors import NotIndexed, SolographError
+from solograph.portfolio import registry
+from solograph.store import connect_reader
+from solograph_services.common.jobs import JOBS, submit
+from solograph_services.worker import locks
+
+MAX_RETRIES = 5
+TRANSIENT_REDIS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+Progress = Callable[[str, int, int], None]
+# Domain errors are the user's to fix: logged as one line, without a traceback.
+EXPECTED = (SolographError,)
+
+
+def run_registry(settings: Settings, client: redis.Redis, *, owner: str) -> dict:
+    """Merge new checkouts into the registry, one writer of the registry at a time."""
+    with locks.hold(client, locks.store_lock("portfolio"), owner=owner):
+        return jobs.refresh_registry(settings)
+
+
+def run_scan(settings: Settings, client: redis.Redis, *, owner: str,
+             projects: list[str] | None = None, registry: bool = True,
+             progress: Progress | None = None) -> dict:
+    """The registry merge (optional), then each project scanned under its own lock.
+
+    Two scans of one project run one after the other; the second finds the files unchanged.
+    Each entry says when its scan ran and how long it waited for the project's lock."""
+    out: dict = {"registry": run_registry(settings, client, owner=owner) if registry else None,
+                 "projects": []}
+    for name in project_names(settings, projects):
+        with locks.hold(client, locks.project_lock(name), owner=owner) as waited:
+            started = time.time()
+            report = jobs.scan_portfolio(settings, projects=[name], progress=progress)
+            out["projects"].append({"project": name, "waited_s": round(waited, 3),
+                                    "started": started, "finished": time.time(),
+                                    "summary": report.pop("summary"), "report": report})
+    return out
+
+
+def project_names(settings: Settings, projects: list[str] | None) -> list[str]:
+    """The projects named, else the scope, else every registered one (as the core's scan does);
+    an unknown name fails the job before any project is scanned."""
+    names = list(projects or settings.scope)
+    conn = connect_reader(settings.portfolio_db, "portfolio")
+    try:
+        chosen = registry.resolve_scope(conn, names) if names else registry.list_projects(conn)
+    finally:
+        conn.close()
+    return [p.name for p in chosen]
+
+
+def not_indexed(what: str) -> NotIndexed:
+    return NotIndexed(f"the {what} index is not part of this version yet",
+                      hint="nothing to run: the job will call its index once it lands")
+
+
+def _transient(exc: BaseException) -> bool:
+    if isinstance(exc, TRANSIENT_REDIS):
+        return True
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def _retrying(task: Task, work: Callable[[], dict]) -> dict:
+    """Run `work`; retry later on a redis outage or a store that stayed locked, else fail."""
+    try:
+        return work()
+    except (*TRANSIENT_REDIS, sqlite3.OperationalError) as exc:
+        if not _transient(exc):
+            raise
+        raise task.retry(exc=exc, countdown=min(300, 10 * 2 ** task.request.retries)) from None
+
+
+def _owner(task: Task) -> str:
+    return task.request.hostname or f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _progress(task: Task) -> Progress | None:
+    if not task.request.id or task.request.called_directly:
+        return None
+
+    def report(project: str, done: int, total: int) -> None:
+        task.update_state(state="PROGRESS",
+                          meta={"project": project, "done": done, "total": total})
+    return report
+
+
+def register(app: Celery, settings: Settings) -> None:
+    """Bind the task bodies to `app`, with `settings` built once by the worker's entry point."""
+    clients: dict[int, redis.Redis] = {}
+
+    def client() -> redis.Redis:
+        # One client per process: prefork children must not share their parent's sockets.
+        pid = os.getpid()
+        if pid not in clients:
+            clients[pid] = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=5,
+                                                socket_timeout=30)
+        return clients[pid]
+
+    # acks_late: a scan and a registry merge are idempotent (unchanged files are skipped), so a
+    # message redelivered after a worker died is harmless. reject_on_worker_lost stays off so a
+    # file that crashes the parser cannot requeue its scan forever.
+    @app.task(name=JOBS["scan"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
+              throws=EXPECTED)
+    def scan(self: Task, projects: list[str] | None = None, registry: bool = True) -> dict:
+        return _retrying(self, lambda: run_scan(settings, client(), owner=_owner(self),
+                                                projects=projects, registry=registry,
+                                                progress=_progress(self)))
+
+    @app.task(name=JOBS["registry"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
+              throws=EXPECTED)
+    def refresh_registry(self: Task) -> dict:
+        return _retrying(self, lambda: run_registry(settings, client(), owner=_owner(self)))
+
+    @app.task(name=JOBS["nightly"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
+              throws=EXPECTED)
+    def nightly(self: Task) -> dict:
+        """Registry merge, a scan of what changed, then the sessions sync on its own queue."""
+        scanned = _retrying(self, lambda: run_scan(settings, client(), owner=_owner(self),
+                                                   progress=_progress(self)))
+        return {"scan": scanned, "sync_sessions": submit(app, "sync_sessions")}
+
+    @app.task(name=JOBS["sync_sessions"].task, throws=EXPECTED)
+    def sync_sessions(**kwargs: object) -> dict:
+        raise not_indexed("sessions")
+
+    @app.task(name=JOBS["index_kb"].task, throws=EXPECTED)
+    def index_kb(**kwargs: object) -> dict:
+        raise not_indexed("knowledge base")
