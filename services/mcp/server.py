@@ -10,8 +10,6 @@ from collections.abc import AsyncIterator
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
-from solograph_services.common.security import Guard, check_bind
-from solograph_services.mcp import tools
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -19,6 +17,8 @@ from starlette.routing import Mount, Route
 
 from solograph import __version__
 from solograph.config import Settings
+from solograph_services.common.security import Guard, check_bind
+from solograph_services.mcp import tools
 
 MCP_PATH = "/mcp"
 
