@@ -15,6 +15,8 @@ It runs on every line of every transcript, so speed decides the shape:
   Text without keywords, most text, costs that one pass.
 - A rule runs only for the keywords it needs, as regexes that begin with a literal, so that
   `re` skips ahead with its fast literal search.
+- Whatever was found is redacted, and the lines that changed are scanned again, so that
+  `redact(redact(x)) == redact(x)` even where a rule looks at a neighbour that got redacted.
 
 Bump RULES_VERSION whenever a rule changes: indexes store it and re-clean old rows on open.
 """
@@ -22,6 +24,7 @@ Bump RULES_VERSION whenever a rule changes: indexes store it and re-clean old ro
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -81,8 +84,10 @@ def _rule(name: str, heads: tuple[Head, ...], tail: str = "", *, lowercase: bool
 # --- value checks ----------------------------------------------------------------------------
 
 _PLACEHOLDER = re.compile(
-    r"your|example|placeholder|dummy|changeme|change[_-]me|redacted|fake|x{4,}|\.\.\.|\*\*\*"
-    r"|[•…]|\$\{|\{\{|<[^>\s]*>|^[$%<{!]|[_-]here$",
+    r"your|example|placeholder|dummy|changeme|change[_-]me|redacted|fake|x{4,}"
+    r"|(?:^|[_.-])xxx(?:$|[_.-])|\.\.\.|\*\*\*|[•…]|[_-]here$|<[^>\s]*>|^\[+[A-Za-z_ -]*\]+$"
+    # Variables and templates: $VAR ${VAR} $(cmd) %VAR% %(name)s {name} {{ x }} `Bearer $TOKEN`
+    r"|^\$[A-Za-z_{(]|^%[A-Za-z_(%]|^\{|\$\{|\{\{|(?:^|\s)\$[A-Za-z_]\w*$",
     re.IGNORECASE,
 )
 _PLACEHOLDER_WORDS = frozenset({
@@ -128,10 +133,35 @@ def _key_body(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
     return _B64_RUN.search(text, m.start("body"), m.end("body")) is not None
 
 
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_SECRET_WORDS = frozenset({"token", "secret", "password", "passwd", "pass", "pwd", "key",
+                           "apikey", "passphrase", "credential", "credentials"})
+_NAMEISH = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+def _names_a_secret(value: str) -> bool:
+    """`next_token`, `DATABASE_PASSWORD`, `role-secret-key`, `myJwtSecret`: a variable, a
+    setting or a label that names a secret, not the secret itself."""
+    if " " in value:
+        words = value.split()
+        return any(w in _SECRET_WORDS for word in words for w in _WORDS.findall(word.lower()))
+    return _NAMEISH.fullmatch(value) is not None and any(
+        word.lower() in _SECRET_WORDS for word in _WORDS.findall(value))
+
+
+# `next_token`, `page_token`, `eos_token`: pagination cursors, idempotency keys and tokenizer
+# vocabulary, not credentials.
+_NOT_CREDENTIAL_TOKENS = frozenset({
+    "next", "prev", "previous", "page", "continuation", "pagination", "cursor", "sync", "resume",
+    "lock", "change", "request", "idempotency", "input", "output", "start", "end", "stop",
+    "first", "last", "max", "min", "num", "special", "eos", "bos", "pad", "unk", "sep", "cls",
+    "mask",
+})
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.$@-]*\Z")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 _WORD = re.compile(r"[A-Za-z_]+")
-_SHORT_NUMBER = re.compile(r"[0-9]{1,6}")
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+_COLOR = re.compile(r"#[0-9A-Fa-f]{3,8}")
 
 
 def _assignment(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
@@ -140,29 +170,46 @@ def _assignment(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
     keyword = text[m.start("kw"):m.end("kw")].lower()
     name_start = _NAME_TAIL.search(text, max(0, m.start("kw") - 64), m.start("kw")).start()
     name = text[name_start:m.end("kw")].lstrip("-$@.")
-    if value.lower() in (name.lower(), keyword):  # token=token, "password": "Password"
+    if len(value) < 3 or value.lower() in (name.lower(), keyword) or _names_a_secret(value):
+        return False  # token=token, "password": "Password", "input_token": "next_token"
+    words = _WORDS.findall(name)
+    if keyword == "token" and len(words) > 1 and words[-2].lower() in _NOT_CREDENTIAL_TOKENS:
         return False
-    if "pass" not in keyword and "pwd" not in keyword and _SHORT_NUMBER.fullmatch(value):
-        return False  # max_token = 512
+    before = text[name_start - 1:name_start]
+    if before == ":" or value.startswith("arn:") or _DOTTED.fullmatch(value):
+        return False  # arn:aws:secretsmanager:...:secret:name, settings.token
+    if _NUMBER.fullmatch(value) and len(value) < (4 if "pass" in keyword or "pwd" in keyword
+                                                  else 7):
+        return False  # max_token = 512, token = -1, HAVE_PASSWD: 1 (a PIN still goes)
+    if _COLOR.fullmatch(value):
+        return False  # Token: "#d8dee9" in a syntax theme
     if m.start("bare") < 0:
-        # A quoted literal is a secret unless it is a label or a piece of a longer string
+        # A quoted literal is a secret unless it is a piece of a longer string
         # (`"Token: " + tok + "!"`).
-        if value != value.strip():
-            return False
-        return not (" " in value and keyword.strip("_-") in value.lower())
-    if _DOTTED.fullmatch(value):  # settings.token, process.env.TOKEN
-        return False
+        return value == value.strip()
+    after = text[end:end + 3].lstrip(" ")[:1]
+    if after in ("(", "[") or value[0] == "!":
+        return False  # env::var("TOKEN"), getenv("X"), YAML's !vault
+    if m.group("sep") == b":" and (after == "|" or (before == "{" and after == "}")):
+        return False  # private_key: Ed25519PrivateKey | None, f"{token:02x}"
     if not _WORD.fullmatch(value):  # digits or symbols: a literal
         return True
     # A bare word is a literal in env files and URLs; elsewhere a variable, a type or prose.
     sep = text[m.start("sep"):m.end("sep")]
-    env_style = name.upper() == name and sep in ("=", ":")
+    # Judged on the keyword as written, which redacting text before it cannot change.
+    written = text[m.start("kw"):m.end("kw")]
+    env_style = written.isupper() and (
+        sep == "=" or (sep == ":" and "_" in text[max(0, m.start("kw") - 1):m.end("kw")]))
     tight = sep == "=" and m.end("kw") == m.start("sep") and m.end("sep") == start
     return env_style or (tight and text[end:end + 1] in ("", "\n", "\r", "&"))
 
 
 def _connection(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
-    return text[start:end].lower() not in ("password", "pass", "passwd", "pwd", "secret")
+    return not _names_a_secret(text[start:end])  # user:password@, SAS_NAME:SAS_KEY@
+
+
+def _cli(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
+    return _random2(text, m, start, end) and not _names_a_secret(text[start:end])
 
 
 # --- rules -----------------------------------------------------------------------------------
@@ -182,13 +229,15 @@ _ASSIGN_HEADS: tuple[Head, ...] = (
                                   for sep in ("", "_", "-")) + ")"),
 )
 # Lowercase, since it runs on lowercased text. `\\*` lets keys and values sit in JSON-escaped
-# strings (raw transcript lines): `"password": "x"` and `\"password\": \"x\"` alike.
+# strings (raw transcript lines): `"password": "x"` and `\"password\": \"x\"` alike; `\]?`
+# takes `os.environ["DB_PASSWORD"] = "x"`. A bare value ends at `&name=` (URL query strings),
+# not at any other `&` (`PASSWORD=Tr0ub4dor&3`).
 _ASSIGN_TAIL = (
-    r"(?:\\*[\"'])?[ \t]*"
-    r"(?P<sep>:[ \t]*[a-z_][\w.\[\], |]{0,40}?[ \t]+=(?!=)|:=|=>|=(?!=)|:(?![:/\\]))"
+    r"(?:\\*[\"'])?\]?[ \t]*"
+    r"(?P<sep>:[ \t]*[a-z_][\w.\[\], |]{0,40}?[ \t]+=(?!=)|:=|=>|=(?!=)|:(?![:/]|\\[nrt]))"
     r"[ \t]*"
     r"(?:\\*\"(?P<dq>[^\"\\\n]*)\\*\"|\\*'(?P<sq>[^'\\\n]*)\\*'"
-    r"|(?P<bare>[^\s\"'`,;&\\()\[\]{}<>|]+))"
+    r"|(?P<bare>[^\s\"'`,;&\\()\[\]{}<>|]+(?:&(?>[^\s\"'`,;&\\()\[\]{}<>|=]+)(?!=))*))"
 )
 
 RULES: tuple[Rule, ...] = (
@@ -241,9 +290,10 @@ RULES: tuple[Rule, ...] = (
           _END, check=_random2),
     _rule("huggingface_token", ((("hf_",), r"hf_(?<![\w-]hf_)"),), r"[A-Za-z0-9]{30,}" + _END,
           check=_random2),
-    # A numeric bot id, a colon and 35 characters, which in practice start with AA.
+    # A numeric bot id, a colon and 35 characters, which in practice start with AA; in API URLs
+    # the token follows `/bot`.
     _rule("telegram_bot_token", (((":AA",), r":AA(?<=[0-9]:AA)"),), r"[A-Za-z0-9_-]{33}" + _END,
-          before=r"(?<![\w:])[0-9]{8,10}\Z"),
+          before=r"(?:(?<![\w:])|(?<=bot))[0-9]{8,10}\Z"),
     _rule("jwt", ((("eyJ",), r"eyJ(?<![\w-]eyJ)"),),
           r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*" + _END),
     # The password may hold `?` (so may any non-ASCII character, which the bytes show as `?`).
@@ -259,14 +309,28 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule("bearer_token", ((("bearer",), "bearer"),), r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)",
           lowercase=True, groups=("v",), check=_random2),
+    # `curl -u user:pw`, `--password pw`; `--password=pw` is an assignment.
+    _rule(
+        "cli_password",
+        ((("curl", "wget"), r"(?:curl|wget)\b[^\n|;&]{0,200}?[ \t](?:-u|--user|--http-user)[ \t=]*"
+          r"[\"']?[^\s:\"']+:"),
+         (("pass", "token", "secret", "key"),
+          r"--(?:pass(?:word|wd)?|token|secret|api-key|client-secret)[ \t]+[\"']?")),
+        r"(?P<v>[^\s\"'`-][^\s\"'`]*)",
+        lowercase=True, groups=("v",), check=_cli,
+    ),
     _rule("secret_assignment", _ASSIGN_HEADS, _ASSIGN_TAIL, lowercase=True,
           groups=("dq", "sq", "bare"), check=_assignment),
 )
 
 
+_RANK = {rule.name: i for i, rule in enumerate(RULES)}
+_BIG = 1 << 62
+
+
 # --- prefilter -------------------------------------------------------------------------------
 
-# Rarest first, measured on Claude Code transcripts and markdown notes.
+# Rarest first, as measured on Claude Code transcripts and markdown notes.
 _RARITY = "qzjxvwyk/f_.bghm-:ulpcdriaonste "
 
 
@@ -278,10 +342,16 @@ def _build_prefilter(keywords: list[str]) -> tuple[re.Pattern[bytes], dict[bytes
     meaning, so the set of keywords found is never smaller than the set present.
     """
     rank = {c: i for i, c in enumerate(_RARITY)}
-    anchors: dict[str, tuple[int, str]] = {}
-    for keyword in keywords:
-        at = min(range(len(keyword)), key=lambda i: rank.get(keyword[i], len(rank)))
-        anchors[keyword] = (at, keyword[at:])
+    # Each character that anchors a keyword makes re stop wherever it occurs, so keywords share
+    # anchors where they can: a character another keyword already uses costs nothing more.
+    chosen = {k: min(range(len(k)), key=lambda i, k=k: rank.get(k[i], len(rank)))
+              for k in keywords}
+    for _ in range(4):
+        for keyword in keywords:
+            taken = {other[chosen[other]] for other in keywords if other != keyword}
+            chosen[keyword] = min(range(len(keyword)), key=lambda i, k=keyword: (
+                k[i] not in taken, rank.get(k[i], len(rank))))
+    anchors = {k: (at, k[at:]) for k, at in chosen.items()}
 
     def hides(outer: str, inner: str) -> bool:
         at, hit = anchors[outer]
@@ -311,7 +381,28 @@ _PREFILTER, _MEANING = _build_prefilter(
     sorted({k for rule in RULES for keywords, _ in rule.parts for k in keywords}))
 
 
+_CHUNK = 4096
+
+
 def _scan(text: str) -> list[tuple[int, int, int, str]]:
+    if len(text) <= _CHUNK:
+        return _scan_chunk(text)
+    # Only private_key spans lines, so a long text is scanned in pieces cut at line ends: a
+    # rule then runs on the pieces that hold its keywords, not on the whole text.
+    found: list[tuple[int, int, int, str]] = []
+    start = 0
+    while start < len(text):
+        cut = text.find("\n", start + _CHUNK) + 1 or len(text)
+        found += [(a + start, b + start, rank, name)
+                  for a, b, rank, name in _scan_chunk(text[start:cut])]
+        start = cut
+    if "PRIVATE KEY" in text:
+        key = RULES[_RANK["private_key"]]
+        _collect(text, key, _RANK["private_key"], key.pattern.finditer(text), b"", found)
+    return found
+
+
+def _scan_chunk(text: str) -> list[tuple[int, int, int, str]]:
     raw = text.encode("ascii", "replace")  # one byte per character: offsets stay the same
     folded = raw.lower()
     hits = set(_PREFILTER.findall(folded))
@@ -363,10 +454,68 @@ def _merge(found: list[tuple[int, int, int, str]]) -> list[tuple[str, int, int]]
     return merged
 
 
+def _apply(text: str, spans: list[tuple[str, int, int]]) -> tuple[str, list[tuple[int, int, int]]]:
+    """The redacted text, and where each REDACTED landed: (offset in it, start, end in text)."""
+    parts: list[str] = []
+    marks: list[tuple[int, int, int]] = []
+    last = length = 0
+    for _, start, end in spans:
+        parts.append(text[last:start])
+        length += start - last
+        marks.append((length, start, end))
+        parts.append(REDACTED)
+        length += len(REDACTED)
+        last = end
+    parts.append(text[last:])
+    return "".join(parts), marks
+
+
+def _to_text(start: int, end: int, marks: list[tuple[int, int, int]]) -> tuple[int, int]:
+    """Map a span of the redacted text back to the text; a REDACTED it touches counts whole."""
+    def char(at: int) -> tuple[int, int]:
+        i = bisect_right(marks, (at, _BIG, _BIG)) - 1
+        if i < 0:
+            return at, at + 1
+        out, left, right = marks[i]
+        if at < out + len(REDACTED):
+            return left, right
+        return right + at - out - len(REDACTED), right + at - out - len(REDACTED) + 1
+
+    return char(start)[0], char(end - 1)[1]
+
+
+def _secrets(text: str) -> list[tuple[str, int, int]]:
+    found = _scan(text)
+    if not found:
+        return []
+    spans = _merge(found)
+    # Rules look at the characters around a match, and redacting can change them (a token
+    # glued to a key block only ends cleanly once the block is gone). Scan the lines that hold
+    # a REDACTED again until nothing new turns up, so that redacting twice never changes more.
+    # No rule but private_key crosses a line, and a key block does not depend on what
+    # precedes it.
+    for _ in range(4):
+        redacted, marks = _apply(text, spans)
+        more: list[tuple[int, int, int, str]] = []
+        line_end = 0
+        for at, _, _ in marks:
+            if at < line_end:
+                continue
+            line_start = redacted.rfind("\n", 0, at) + 1
+            line_end = redacted.find("\n", at + len(REDACTED))
+            if line_end < 0:
+                line_end = len(redacted)
+            more += [(*_to_text(line_start + a, line_start + b, marks), rank, name)
+                     for a, b, rank, name in _scan(redacted[line_start:line_end])]
+        if not more:
+            break
+        spans = _merge(more + [(a, b, _RANK[name], name) for name, a, b in spans])
+    return spans
+
+
 def find_secrets(text: str) -> list[tuple[str, int, int]]:
     """(rule name, start, end) of each span that `redact` replaces, in text order."""
-    found = _scan(text)
-    return _merge(found) if found else []
+    return _secrets(text)
 
 
 def redact(text: str) -> str:
@@ -377,14 +526,5 @@ def redact(text: str) -> str:
 
     Text with nothing to redact is returned as the same object.
     """
-    found = _scan(text)
-    if not found:
-        return text
-    parts: list[str] = []
-    last = 0
-    for _, start, end in _merge(found):
-        parts.append(text[last:start])
-        parts.append(REDACTED)
-        last = end
-    parts.append(text[last:])
-    return "".join(parts)
+    spans = _secrets(text)
+    return _apply(text, spans)[0] if spans else text

@@ -1,0 +1,410 @@
+"""Secrets redaction, table-driven: every rule has positives (exact output: the name stays, the
+value goes) and look-alikes that must stay untouched.
+
+Test tokens are assembled by concatenation so that no full token appears in this file.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from solograph.text.secrets import (
+    _MEANING,
+    _PREFILTER,
+    REDACTED,
+    RULES,
+    RULES_VERSION,
+    Rule,
+    find_secrets,
+    redact,
+)
+
+R = REDACTED
+MIX = "a1B2" * 9  # 36 characters with upper, lower and digits
+
+ANTHROPIC = "sk-ant-" + "api03-" + "Ab3De" * 18 + "-xYz9AA"
+ANTHROPIC_OAUTH = "sk-ant-" + "oat01-" + "Qw9_eR" * 15
+OPENAI_PROJ = "sk-" + "proj-" + MIX + "_" + MIX + "-" + MIX
+OPENAI_LEGACY = "sk-" + "T3b" * 16
+GHP = "ghp_" + MIX
+GHS = "ghs_" + MIX[::-1]
+GH_PAT = "github_pat_" + "11ABCDEFG0" + "x9Y8z7W6v5" * 6
+GLPAT = "glpat-" + "a1B2c3D4e5F6g7H8i9J0"
+NPM = "npm_" + "Ab1" * 12
+PYPI = "pypi-" + "AgEIcHlwaS5vcmc" + "CJ" + "a1B2" * 15
+AKIA = "AKIA" + "Z7Q2X9R4T6Y8U3W5"
+ASIA = "ASIA" + "Q4W6E8R2T3Y5U7I9"
+AWS_SECRET = "Ab3/" * 10
+GOOGLE = "AIza" + "Sy" + "D1e2F3g4H5" * 3 + "abc"
+XOXB = "xoxb-" + "2048123" + "4567-" + "1234567890123-" + "AbCdEfGh" * 3
+XOXP = "xoxp-" + "1111111" + "1111-2222222222-3333333333-" + "a1b2c3d4" * 4
+WEBHOOK_PATH = "T0" + "1ABCDEF2/B0" + "2GHIJKL3/" + "aB3dE5" * 4
+STRIPE_LIVE = "sk_" + "live_" + "51Hq" + "q8Zr" * 6
+STRIPE_RK = "rk_" + "test_" + "51Hq" + "Zr8q" * 6
+STRIPE_WH = "whsec_" + "Xy7" * 11
+HF = "hf_" + "Qx7" * 11 + "Z"
+TELEGRAM = "123456789" + ":AA" + "Hdq7" * 8 + "x"
+JWT = ("eyJ" + "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0"
+       + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+
+
+def pem(label: str, lines: int = 4, newline: str = "\n") -> str:
+    body = newline.join("MIIEowIBAAKCAQEA" + "q1W2e3R4t5Y6u7I8" * 3 for _ in range(lines))
+    return (f"-----BEGIN {label}-----{newline}{body}{newline}"
+            f"-----END {label}-----")
+
+
+RSA = pem("RSA PRIVATE KEY")
+
+# (rule, text, expected)
+POSITIVES: list[tuple[str, str, str]] = [
+    ("private_key", "key.pem:\n" + RSA + "\ndone", f"key.pem:\n{R}\ndone"),
+    ("private_key", pem("OPENSSH PRIVATE KEY"), R),
+    ("private_key", "x " + pem("EC PRIVATE KEY") + " y", f"x {R} y"),
+    ("private_key", pem("PGP PRIVATE KEY BLOCK", 6), R),
+    ("private_key", pem("PRIVATE KEY"), R),
+    # A raw transcript line: newlines are JSON escapes.
+    ("private_key", '{"content": "' + pem("RSA PRIVATE KEY", newline="\\n") + '"}',
+     '{"content": "' + R + '"}'),
+    # Cut off by `head`: what is there still goes.
+    ("private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA" + "q1W2" * 12
+     + "\nZm9vYmFyYmF6cXV4" * 2, R),
+    ("anthropic_api_key", "ANTHROPIC_API_KEY=" + ANTHROPIC, f"ANTHROPIC_API_KEY={R}"),
+    ("anthropic_api_key", f"oauth token {ANTHROPIC_OAUTH} expired", f"oauth token {R} expired"),
+    ("openai_api_key", "OPENAI_API_KEY=" + OPENAI_PROJ, f"OPENAI_API_KEY={R}"),
+    ("openai_api_key", f'client = OpenAI(api_key="{OPENAI_LEGACY}")',
+     f'client = OpenAI(api_key="{R}")'),
+    ("openai_api_key", f"use {OPENAI_LEGACY}.", f"use {R}."),
+    ("github_token", "export GITHUB_TOKEN=" + GHP, f"export GITHUB_TOKEN={R}"),
+    ("github_token", f"remote: {GHS}", f"remote: {R}"),
+    ("github_token", f"gh auth login --with-token <<< {GH_PAT}",
+     f"gh auth login --with-token <<< {R}"),
+    ("gitlab_token", f"git push https://oauth2:{GLPAT}@gitlab.com/g/p.git",
+     f"git push https://oauth2:{R}@gitlab.com/g/p.git"),
+    ("gitlab_token", f"PRIVATE-TOKEN: {GLPAT}", f"PRIVATE-TOKEN: {R}"),
+    ("npm_token", f"//registry.npmjs.org/:_authToken={NPM}",
+     f"//registry.npmjs.org/:_authToken={R}"),
+    ("npm_token", f"npm token created: {NPM}", f"npm token created: {R}"),
+    ("pypi_token", f"password = {PYPI}", f"password = {R}"),
+    ("pypi_token", f"twine upload -p {PYPI} dist/*", f"twine upload -p {R} dist/*"),
+    ("aws_access_key_id", f"aws_access_key_id = {AKIA}", f"aws_access_key_id = {R}"),
+    ("aws_access_key_id", f'{{"AccessKeyId": "{ASIA}"}}', f'{{"AccessKeyId": "{R}"}}'),
+    ("aws_secret_access_key", f"aws_secret_access_key = {AWS_SECRET}",
+     f"aws_secret_access_key = {R}"),
+    ("aws_secret_access_key", f'AWS_SECRET_ACCESS_KEY="{AWS_SECRET}"',
+     f'AWS_SECRET_ACCESS_KEY="{R}"'),
+    ("google_api_key", f"GOOGLE_API_KEY={GOOGLE}", f"GOOGLE_API_KEY={R}"),
+    ("google_api_key", f"https://maps.googleapis.com/maps/api/js?key={GOOGLE}&v=3",
+     f"https://maps.googleapis.com/maps/api/js?key={R}&v=3"),
+    ("slack_token", f"SLACK_BOT_TOKEN={XOXB}", f"SLACK_BOT_TOKEN={R}"),
+    ("slack_token", f"client = WebClient({XOXP!r})", f"client = WebClient('{R}')"),
+    ("slack_webhook", f"curl -X POST https://hooks.slack.com/services/{WEBHOOK_PATH} -d @m.json",
+     f"curl -X POST https://hooks.slack.com/services/{R} -d @m.json"),
+    ("slack_webhook", f'"url": "https://hooks.slack.com/workflows/{WEBHOOK_PATH}"',
+     f'"url": "https://hooks.slack.com/workflows/{R}"'),
+    ("stripe_key", f"STRIPE_SECRET_KEY={STRIPE_LIVE}", f"STRIPE_SECRET_KEY={R}"),
+    ("stripe_key", f"stripe.api_key = '{STRIPE_RK}'", f"stripe.api_key = '{R}'"),
+    ("stripe_key", f"signing secret {STRIPE_WH}", f"signing secret {R}"),
+    ("huggingface_token", f"HF_TOKEN={HF}", f"HF_TOKEN={R}"),
+    ("huggingface_token", f'login(token="{HF}")', f'login(token="{R}")'),
+    ("telegram_bot_token", f"TELEGRAM_BOT_TOKEN={TELEGRAM}", f"TELEGRAM_BOT_TOKEN={R}"),
+    ("telegram_bot_token", f"curl https://api.telegram.org/bot{TELEGRAM}/getMe",
+     f"curl https://api.telegram.org/bot{R}/getMe"),
+    ("jwt", f"id_token={JWT}", f"id_token={R}"),
+    ("jwt", f"cookie session={JWT}; Path=/", f"cookie session={R}; Path=/"),
+    ("jwt", f"Authorization: Bearer {JWT}", f"Authorization: Bearer {R}"),
+    ("connection_string_password", "DATABASE_URL=postgres://app:s3cr3t@db.internal:5432/app",
+     f"DATABASE_URL=postgres://app:{R}@db.internal:5432/app"),
+    ("connection_string_password", "mongodb+srv://admin:P%40ss-w0rd@cluster0.mongodb.net/?x=1",
+     f"mongodb+srv://admin:{R}@cluster0.mongodb.net/?x=1"),
+    ("connection_string_password", "redis://:hunter2@localhost:6379/0",
+     f"redis://:{R}@localhost:6379/0"),
+    ("connection_string_password", "amqp://guest:p@ss@rabbit:5672", f"amqp://guest:{R}@rabbit:5672"),
+    ("connection_string_password", "mysql://root:!Secr3t%@db/app", f"mysql://root:{R}@db/app"),
+    ("authorization_header", "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+     f"Authorization: Basic {R}"),
+    ("authorization_header", 'curl -H "Authorization: Token 9f8e7d6c5b4a39281706f5e4d3c2b1a0"',
+     f'curl -H "Authorization: Token {R}"'),
+    ("bearer_token", 'curl -H "Authorization: Bearer abcDEF123456ghiJKL789" https://api.x.io',
+     f'curl -H "Authorization: Bearer {R}" https://api.x.io'),
+    ("bearer_token", "headers = {'x': 'bearer 7Rk2pQ9sLm4nVx8zWc3bYt'}",
+     f"headers = {{'x': 'bearer {R}'}}"),
+    ("cli_password", "curl -s -u admin:s3cret-9 https://api.x.io/v1",
+     f"curl -s -u admin:{R} https://api.x.io/v1"),
+    ("cli_password", "docker login --password Xy7pq9zz registry.io",
+     f"docker login --password {R} registry.io"),
+    ("cli_password", "mytool --token 'AbC123xyz' --verbose", f"mytool --token '{R}' --verbose"),
+    ("secret_assignment", "DB_PASSWORD=hunter2", f"DB_PASSWORD={R}"),
+    ("secret_assignment", "export API_SECRET='s3cr3t-v@lue'", f"export API_SECRET='{R}'"),
+    ("secret_assignment", "PASSWORD=Tr0ub4dor&3", f"PASSWORD={R}"),
+    ("secret_assignment", "SECRET=abc123xyz", f"SECRET={R}"),
+    ("secret_assignment", "TOKEN=d41d8cd98f00b204", f"TOKEN={R}"),
+    ("secret_assignment", "MYAPP_API_KEY: 3f9a0c7e1b2d4f6a", f"MYAPP_API_KEY: {R}"),
+    ("secret_assignment", 'password: "correct-horse-9"', f'password: "{R}"'),
+    ("secret_assignment", '{"api_key": "3f9a0c7e1b2d", "user": "bob"}',
+     f'{{"api_key": "{R}", "user": "bob"}}'),
+    ("secret_assignment", '\\"client_secret\\": \\"Zm9vYmFy\\"', f'\\"client_secret\\": \\"{R}\\"'),
+    ("secret_assignment", "  db_pass: Sup3r!", f"  db_pass: {R}"),
+    ("secret_assignment", 'const accessToken = "a9F3kQ";', f'const accessToken = "{R}";'),
+    ("secret_assignment", 'os.environ["DB_PASSWORD"] = "hunter2"',
+     f'os.environ["DB_PASSWORD"] = "{R}"'),
+    ("secret_assignment", 'def connect(password: str = "hunter2"):',
+     f'def connect(password: str = "{R}"):'),
+    ("secret_assignment", "GET /cb?code=1&access_token=abc123XYZ&state=2",
+     f"GET /cb?code=1&access_token={R}&state=2"),
+    ("secret_assignment", "spring.datasource.password=hunter", f"spring.datasource.password={R}"),
+    ("secret_assignment", "SECRET_KEY = 'django-insecure-7b$kz2'", f"SECRET_KEY = '{R}'"),
+]
+
+# (rule the text looks like, text): must come back unchanged.
+NEGATIVES: list[tuple[str, str]] = [
+    ("private_key", "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA"
+     "\n-----END PUBLIC KEY-----"),
+    ("private_key", "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----"),
+    ("private_key", 'if line.startswith("-----BEGIN RSA PRIVATE KEY-----"):'),
+    ("private_key", "Never commit a private key; use an agent."),
+    ("anthropic_api_key", "ANTHROPIC_API_KEY=sk-ant-..."),
+    ("anthropic_api_key", "keys look like sk-ant-api03-xxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+    ("openai_api_key", "a skeleton sk- prefix, then task-1234567890abcdef1234567890abcdef1234"),
+    ("openai_api_key", "pip install sk-learn-tutorial-for-beginners-2024"),
+    ("openai_api_key", "OPENAI_API_KEY=sk-your-key-here"),
+    ("github_token", "ghp_" + "X" * 36),
+    ("github_token", "run gh pr view 123; tokens start with ghp_ or github_pat_"),
+    ("github_token", "commit 3f2a9c1e0b7d4e5f6a7b8c9d0e1f2a3b4c5d6e7f"),
+    ("gitlab_token", "glpat-xxxxxxxxxxxxxxxxxxxx"),
+    ("gitlab_token", "glpat-is-the-prefix-of-gitlab-personal-tokens"),
+    ("npm_token", "npm_config_cache=/tmp/npm-cache"),
+    ("npm_token", "npm_" + "a" * 36),
+    ("pypi_token", "pip install pypi-server"),
+    ("pypi_token", "tokens start with pypi-AgE and are long"),
+    ("aws_access_key_id", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE"),
+    ("aws_access_key_id", "the AKIA prefix marks long-term keys, ASIA temporary ones"),
+    ("aws_access_key_id", "XAKIA" + "Z7Q2X9R4T6Y8U3W5"),
+    ("aws_secret_access_key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+    ("aws_secret_access_key", "aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}"),
+    ("google_api_key", "Google keys begin with AIza and are 39 characters long"),
+    ("google_api_key", "key=AIza" + "X" * 35),
+    ("slack_token", "SLACK_BOT_TOKEN=xoxb-your-bot-token"),
+    ("slack_token", "xoxb-123-XXXXXXXXXXXX"),
+    ("slack_webhook", "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"),
+    ("slack_webhook", "see https://api.slack.com/messaging/webhooks and hooks.slack.com/services/"),
+    ("stripe_key", "STRIPE_PUBLISHABLE_KEY=pk_" + "live_" + "51Hq" + "q8Zr" * 6),
+    ("stripe_key", "STRIPE_SECRET_KEY=sk_test_xxx"),
+    ("stripe_key", "risk_live_feed_updates_are_slow"),
+    ("huggingface_token", "from huggingface_hub import hf_hub_download"),
+    ("huggingface_token", "hf_" + "abcdefghij" * 3),
+    ("telegram_bot_token", "at 12:34:56 the job 1234567:AA finished"),
+    ("telegram_bot_token", "TELEGRAM_BOT_TOKEN=123456789:AAxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+    ("jwt", "the header eyJhbGciOiJIUzI1NiJ9 decodes to {\"alg\":\"HS256\"}"),
+    ("jwt", "eyJ is base64 for {\""),
+    ("jwt", "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"),
+    ("connection_string_password", "postgres://user:${DB_PASSWORD}@host/db"),
+    ("connection_string_password", "https://user@example.com/path and http://localhost:8080/x"),
+    ("connection_string_password", "postgres://user:password@localhost/db"),
+    ("connection_string_password", "git@github.com:org/repo.git"),
+    ("authorization_header", 'curl -H "Authorization: Basic $CREDENTIALS"'),
+    ("authorization_header", "Authorization: Bearer <token>"),
+    ("authorization_header", "authorization: basic auth is disabled"),
+    ("bearer_token", 'headers["Authorization"] = f"Bearer {token}"'),
+    ("bearer_token", "Bearer tokens are stateless; send bearer $TOKEN"),
+    ("cli_password", 'curl -s -u "$API_USER:$API_PASSWORD" https://api.x.io'),
+    ("cli_password", "pass --token to the command, or use docker login --password-stdin"),
+    ("cli_password", "gh auth login --token $GH_TOKEN && curl -u admin: https://x.io"),
+    ("secret_assignment", "task_token_count = 5"),
+    ("secret_assignment", '"usage": {"input_tokens": 1234, "output_tokens": 56}'),
+    ("secret_assignment", "max_token = 512"),
+    ("secret_assignment", 'token = os.environ["GITHUB_TOKEN"]'),
+    ("secret_assignment", 'token = os.getenv("GITHUB_TOKEN")'),
+    ("secret_assignment", "const token = process.env.TOKEN"),
+    ("secret_assignment", "token = settings.token"),
+    ("secret_assignment", "client = Client(api_key=api_key, token=tok)"),
+    ("secret_assignment", "def login(user: str, password: str) -> Token:"),
+    ("secret_assignment", "token: Optional[str] = None"),
+    ("secret_assignment", "Reset your password and try again."),
+    ("secret_assignment", "Enter your password: it must be long"),
+    ("secret_assignment", '"password": "Password"'),
+    ("secret_assignment", 'print("Token: " + tok + " done")'),
+    ("secret_assignment", 'if password == "":'),
+    ("secret_assignment", "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}"),
+    ("secret_assignment", "password: !vault |"),
+    ("secret_assignment", '"Authorization": "Bearer $TOKEN", "auth_token": "Bearer ${T}"'),
+    ("secret_assignment", "bypass=1 compass: north PWD=/home/me"),
+    ("secret_assignment", "uuid 550e8400-e29b-41d4-a716-446655440000"),
+    # Found in real code and docs: names, cursors, types, colours and format specs.
+    ("secret_assignment", '{"input_token": "next_token", "AWS_SESSION_TOKEN": "session-token"}'),
+    ("secret_assignment", "client(secret_access_key=aws_secret_access_key)"),
+    ("secret_assignment", '"nextPageToken": "AAAAKgAAAAEAAAAAAAAAA2QJKNtidVgd49TTeNwYcpD"'),
+    ("secret_assignment", 'tokenizer(pad_token="[PAD]", eos_token="</s>")'),
+    ("secret_assignment", '"Resource": "arn:aws:secretsmanager:*:*:secret:rds!*"'),
+    ("secret_assignment", 'print(f"token {token:02x}")'),
+    ("secret_assignment", 'styles = {Token: "#d8dee9", Comment: "#616e88"}'),
+    ("secret_assignment", "token = -1"),
+    ("secret_assignment", "private_key: Ed25519PrivateKey | Ed448PrivateKey"),
+    ("secret_assignment", "'HAVE_STRUCT_PASSWD_PW_PASSWD': 1,"),
+    ("connection_string_password", "redis://[[username]:[password]]@localhost:6379/0"),
+    ("connection_string_password", "azureservicebus://SAS_POLICY_NAME:SAS_KEY@NAMESPACE"),
+]
+
+PLACEHOLDERS = [
+    "your-key", "your_api_key_here", "YOUR_TOKEN", "xxx", "XXXXXXXXXXXX", "***", "${VAR}",
+    "$VAR", "<token>", "<your-token>", "changeme", "...", "example", "dummy", "placeholder",
+    "", "None", "null", "sk-...", "ghp_" + "x" * 36, "INSERT_TOKEN_HERE", "••••••",
+]
+PLACEHOLDER_TEMPLATES = [
+    "API_KEY={}", "export GITHUB_TOKEN={}", 'password: "{}"', '"client_secret": "{}"',
+    "DB_PASSWORD='{}'",
+]
+
+
+def rule_names() -> list[str]:
+    return [rule.name for rule in RULES]
+
+
+@pytest.mark.parametrize(("rule", "text", "expected"), POSITIVES)
+def test_redacts_value_and_keeps_the_rest(rule: str, text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+@pytest.mark.parametrize(("rule", "text", "expected"), POSITIVES)
+def test_find_secrets_names_the_rule(rule: str, text: str, expected: str) -> None:
+    found = find_secrets(text)
+    assert rule in {name for name, _, _ in found}
+    for _, start, end in found:
+        assert text[start:end]
+        assert REDACTED not in text[start:end]
+
+
+@pytest.mark.parametrize(("rule", "text"), NEGATIVES)
+def test_look_alikes_stay(rule: str, text: str) -> None:
+    assert redact(text) is text
+    assert find_secrets(text) == []
+
+
+def test_every_rule_has_two_positives_and_two_negatives() -> None:
+    for name in rule_names():
+        assert sum(rule == name for rule, _, _ in POSITIVES) >= 2, name
+        assert sum(rule == name for rule, _ in NEGATIVES) >= 2, name
+
+
+def test_interface() -> None:
+    assert REDACTED == "[REDACTED]"
+    assert isinstance(RULES_VERSION, int) and RULES_VERSION >= 1
+    assert len(set(rule_names())) == len(RULES)
+    for rule in RULES:
+        assert isinstance(rule, Rule)
+        assert rule.pattern.pattern and rule.keywords
+
+
+@pytest.mark.parametrize("template", PLACEHOLDER_TEMPLATES)
+@pytest.mark.parametrize("placeholder", PLACEHOLDERS)
+def test_placeholders_stay(template: str, placeholder: str) -> None:
+    text = template.format(placeholder)
+    assert redact(text) is text
+
+
+def test_several_secrets_on_one_line() -> None:
+    text = f"AKIA {AKIA} and {GHP}, db postgres://u:pw1x@h/db; TOKEN=abc123 end"
+    assert redact(text) == f"AKIA {R} and {R}, db postgres://u:{R}@h/db; TOKEN={R} end"
+    assert [name for name, _, _ in find_secrets(text)] == [
+        "aws_access_key_id", "github_token", "connection_string_password", "secret_assignment"]
+
+
+def test_secret_at_start_and_end_of_text() -> None:
+    assert redact(GHP) == R
+    assert redact(GHP + " leaked") == R + " leaked"
+    assert redact("leaked " + OPENAI_PROJ) == "leaked " + R
+    assert redact("PASSWORD=hunter2") == f"PASSWORD={R}"
+    assert redact(f"{JWT}\n{HF}") == f"{R}\n{R}"
+
+
+def test_multiline_private_key_block_goes_whole() -> None:
+    text = "before\n" + RSA + "\nmiddle\n" + pem("OPENSSH PRIVATE KEY", 8) + "\nafter"
+    assert redact(text) == f"before\n{R}\nmiddle\n{R}\nafter"
+    [(name, start, end)] = find_secrets(RSA)
+    assert (name, start, end) == ("private_key", 0, len(RSA))
+
+
+@pytest.mark.parametrize("text", [t for _, t, _ in POSITIVES] + [
+    "TOKEN=abc1&&b", "password: x1 password: y2", f"{GHP}{GHP}", f"{R}{GHP}",
+])
+def test_idempotent(text: str) -> None:
+    once = redact(text)
+    assert redact(once) == once
+
+
+def test_idempotent_when_secrets_touch() -> None:
+    # A rule that looks at its neighbours can see them change once a neighbour is redacted.
+    texts = [t for _, t, _ in POSITIVES] + [t for _, t in NEGATIVES[::3]]
+    for first in texts:
+        for second in texts[::4]:
+            once = redact(first + second)
+            assert redact(once) == once, (first, second)
+
+
+def test_non_ascii_around_secrets() -> None:
+    text = f"Ключ: GITHUB_TOKEN={GHP} — не коммитить 🚫"
+    assert redact(text) == f"Ключ: GITHUB_TOKEN={R} — не коммитить 🚫"
+    assert redact(f"🔑{OPENAI_PROJ}✓") == f"🔑{R}✓"
+    assert redact("пароль: PASSWORD=пароль123 ok") == f"пароль: PASSWORD={R} ok"
+    assert redact("postgres://u:пароль@h/db") == f"postgres://u:{R}@h/db"
+    # U+0130 lowercases to two characters; offsets must not shift.
+    assert redact(f"İİİ TOKEN=abc123 {GHP}") == f"İİİ TOKEN={R} {R}"
+    # Lone surrogates (from surrogateescape decoding) pass through.
+    assert redact("\udcff TOKEN=abc123 \udcfe") == f"\udcff TOKEN={R} \udcfe"
+    plain = "Привет, мир! Ключи не нужны. 日本語のテキスト。"
+    assert redact(plain) is plain
+
+
+def test_long_text_matches_line_by_line() -> None:
+    # Long texts are scanned in pieces cut at line ends; a key block may straddle a cut.
+    lines = [f"line {i}: the api token is rotated; see https://x.io/{i} and pass it on"
+             for i in range(400)]
+    for i, (_, text, _) in enumerate(POSITIVES):
+        if "\n" not in text:
+            lines[i * 5 + 3] = text
+    key = pem("RSA PRIVATE KEY", 60).split("\n")
+    lines[100:100] = key
+    big = "\n".join(lines)
+    assert len(big) > 3 * 4096
+    expected = [redact(line) for line in lines[:100]] + [R] + [
+        redact(line) for line in lines[100 + len(key):]]
+    assert redact(big) == "\n".join(expected)
+
+
+def test_redacted_marker_never_triggers_a_rule() -> None:
+    assert redact(R) is R
+    for text in [f"TOKEN={R}", f'"password": "{R}"', f"postgres://u:{R}@h/db",
+                 f"Authorization: Bearer {R}", f"https://hooks.slack.com/services/{R}",
+                 f"aws_secret_access_key = {R}", f"x {R} {R}"]:
+        assert redact(text) is text, text
+
+
+def test_unchanged_text_is_the_same_object() -> None:
+    text = "".join(["plain ", "text with no secrets at all"])
+    assert redact(text) is text
+    assert redact("") == ""
+
+
+def test_prefilter_finds_every_keyword() -> None:
+    keywords = sorted({k for rule in RULES for ks, _ in rule.parts for k in ks})
+    for first in keywords:
+        for second in keywords:
+            text = f"x{first}{second} {second}{first}".encode()
+            found = set().union(*(_MEANING[hit] for hit in _PREFILTER.findall(text)))
+            assert {first, second} <= found, (first, second)
+
+
+@pytest.mark.parametrize("text", [
+    "-----BEGIN RSA PRIVATE KEY-----" * 2000,
+    "-----BEGIN RSA PRIVATE KEY-----\n" + "A" * 200_000,
+    "password=" * 20_000,
+    "://" + "a:" * 50_000 + "@",
+    "token: " + "x" * 200_000,
+    "sk-" + "a1B2-" * 40_000,
+])
+def test_pathological_input_is_linear(text: str) -> None:
+    start = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - start < 1.0
