@@ -5,6 +5,7 @@ Reads return the exact bytes of `reads.to_json(answer)`, the same text the CLI p
 """
 
 import logging
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -237,5 +238,18 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
 def serve(settings: Settings) -> None:
     """Run the API with uvicorn on settings.host:api_port (refuses 0.0.0.0 without a token)."""
     check_bind(settings)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.api_port,
-                log_level="info", proxy_headers=False, server_header=False)
+    options = {"host": settings.host, "port": settings.api_port, "log_level": "info",
+               "proxy_headers": False, "server_header": False}
+    if settings.web_workers > 1:
+        # Worker processes rebuild the app from the environment: hand them the bind flags.
+        os.environ["SOLOGRAPH_HOST"] = settings.host
+        os.environ["SOLOGRAPH_API_PORT"] = str(settings.api_port)
+        uvicorn.run("solograph_services.api.app:app_from_env", factory=True,
+                    workers=settings.web_workers, **options)
+    else:
+        uvicorn.run(create_app(settings), **options)
+
+
+def app_from_env() -> FastAPI:
+    """The factory uvicorn's worker processes call (`SOLOGRAPH_WEB_WORKERS` > 1)."""
+    return create_app(Settings.from_env())

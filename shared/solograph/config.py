@@ -41,12 +41,17 @@ class Settings:
     token: str = ""
     allowed_hosts: tuple[str, ...] = ()
     nightly_hour: int = 4
+    web_workers: int = 1
     max_results: int = 100
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def portfolio_db(self) -> Path:
         return self.home / "portfolio.db"
+
+    @property
+    def sessions_db(self) -> Path:
+        return self.home / "sessions.db"
 
     def with_(self, **changes) -> Settings:
         return replace(self, **changes)
@@ -87,6 +92,7 @@ class Settings:
             allowed_hosts=tuple(h.strip() for h in env.get("SOLOGRAPH_ALLOWED_HOSTS", "")
                                 .split(",") if h.strip()),
             nightly_hour=_hour(env),
+            web_workers=_int(env, "SOLOGRAPH_WEB_WORKERS", 1),
             max_results=_int(env, "SOLOGRAPH_MAX_RESULTS", 100),
         )
 

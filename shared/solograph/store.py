@@ -11,6 +11,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -19,13 +20,14 @@ from solograph.errors import NotIndexed, QueryTimeout, StoreError
 BUSY_TIMEOUT_S = 10.0
 
 
-def migration_files(store: str) -> list[tuple[str, str]]:
+@cache
+def migration_files(store: str) -> tuple[tuple[str, str], ...]:
     """(name, sql) for each migration of `store`, in the order they apply."""
     folder = resources.files("solograph.migrations").joinpath(store)
     if not folder.is_dir():
         raise StoreError(f"no migrations for store {store!r}")
     files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
-    return [(f.name.removesuffix(".sql"), f.read_text(encoding="utf-8")) for f in files]
+    return tuple((f.name.removesuffix(".sql"), f.read_text(encoding="utf-8")) for f in files)
 
 
 def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:
