@@ -20,7 +20,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from solograph import __version__, reads
+from solograph import __version__, reads, usage
 from solograph.config import Settings
 from solograph.errors import (
     BadQuery,
@@ -179,6 +179,13 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
     ) -> Response:
         return _answer(reads.project_info(settings, action, project=project, package=package,
                                           name=name))
+
+    @app.get("/v1/usage", tags=["reads"], responses=JSON_ANSWER,
+             summary="Is it useful? The five numbers from the MCP and hook log, then detail")
+    def usage_report(
+        days: Annotated[int, Query(ge=1, le=3660, description="the period in days")] = 14,
+    ) -> Response:
+        return _answer(usage.report(settings, days=days))
 
     for path, what in (("/v1/sessions", "sessions"), ("/v1/kb", "knowledge base"),
                        ("/v1/sources", "sources")):

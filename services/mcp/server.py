@@ -17,6 +17,7 @@ from starlette.routing import Mount, Route
 
 from solograph import __version__
 from solograph.config import Settings
+from solograph.usage import UsageLog
 from solograph_services.common.security import Guard, check_bind
 from solograph_services.mcp import tools
 
@@ -34,11 +35,12 @@ packages shared by several projects (shared); duplicate names (dupes); the proje
 An error answer carries a hint naming the next step."""
 
 
-def build_server(settings: Settings) -> MCPServer:
-    """The MCP server with its five tools, bound to `settings`."""
+def build_server(settings: Settings, *, usage: UsageLog | None = None) -> MCPServer:
+    """The MCP server with its five tools, bound to `settings`; every call is logged to
+    `usage` (by default the home's usage log, off when started inside a private folder)."""
     server = MCPServer("solograph", instructions=INSTRUCTIONS, version=__version__,
                        log_level="WARNING")
-    tools.register(server, settings)
+    tools.register(server, settings, usage or UsageLog.for_process(settings))
     return server
 
 

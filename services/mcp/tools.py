@@ -7,6 +7,7 @@ an agent reads is byte for byte what `solograph <command> --json` prints. Every 
 
 import functools
 import logging
+import os
 import time
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -19,6 +20,7 @@ from pydantic import Field
 from solograph import reads
 from solograph.config import Settings
 from solograph.errors import NotIndexed, SolographError
+from solograph.usage import UsageLog
 
 log = logging.getLogger("solograph.mcp")
 
@@ -68,22 +70,68 @@ def error_result(error: dict) -> CallToolResult:
                           content=[TextContent(type="text", text=reads.to_json(error))])
 
 
+SESSION_HEADERS = ("x-claude-code-session-id", "x-claude-session-id", "x-session-id")
+SESSION_ENV = ("CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
+
+
+def caller(ctx: Context | None) -> tuple[str | None, str | None]:
+    """(client name, Claude Code session id) when the client says them: the session id from
+    a request header, the request's `_meta`, or the environment a stdio client started us
+    with; the name from the initialize handshake, else the User-Agent."""
+    client = session = None
+    headers: Any = None
+    try:
+        headers = ctx.headers if ctx is not None else None
+    except (AttributeError, LookupError, ValueError):
+        headers = None
+    if headers:
+        session = next((headers.get(h) for h in SESSION_HEADERS if headers.get(h)), None)
+        agent = headers.get("user-agent") or ""
+        client = agent.split("/", 1)[0] or None
+    if ctx is not None and session is None:
+        try:
+            meta = ctx.request_context.meta
+            extra = meta.model_dump() if meta is not None else {}
+        except (AttributeError, LookupError, ValueError):
+            extra = {}
+        session = next((str(v) for k, v in extra.items()
+                        if isinstance(v, str) and "session" in k.lower()), None)
+    if session is None:
+        session = next((os.environ[e] for e in SESSION_ENV if os.environ.get(e)), None)
+    if ctx is not None:
+        try:
+            info = ctx.session.client_params.client_info
+            client = info.name or client
+        except AttributeError:
+            pass
+    return client, session
+
+
 async def call(settings: Settings, ctx: Context | None, tool: str, read: Read,
-               **args: Any) -> CallToolResult:
+               usage: UsageLog | None = None, **args: Any) -> CallToolResult:
     """Run one core read in a worker thread (it opens its own SQLite connection) and translate
     the outcome once: the answer, a domain error as a tool error, anything else as a generic
     tool error with the traceback on stderr only."""
     started = time.perf_counter()
+    answer: dict | None = None
+    error: str | None = None
     try:
         answer = await anyio.to_thread.run_sync(functools.partial(read, settings, **args))
     except SolographError as exc:
+        error = exc.code
         result = error_result(exc.to_dict())
     except Exception:
         log.exception("tool %s failed", tool)
+        error = "internal"
         result = error_result(INTERNAL_ERROR)
     else:
         result = answer_result(answer)
     elapsed_ms = (time.perf_counter() - started) * 1000
+    if usage is not None:
+        client, session = caller(ctx)
+        size = sum(len(c.text.encode()) for c in result.content if hasattr(c, "text"))
+        usage.tool_call(tool=tool, args=args, answer=answer, error=error, ms=elapsed_ms,
+                        size=size, client=client, session=session)
     log.debug("tool %s error=%s %.1fms", tool, bool(result.is_error), elapsed_ms)
     return result
 
@@ -96,7 +144,7 @@ Query = Annotated[str, Field(description='words to find, e.g. "webhook retry"')]
 Project = Annotated[str | None, Field(description='only this project, e.g. "my-app"')]
 
 
-def register(server: MCPServer, settings: Settings) -> None:
+def register(server: MCPServer, settings: Settings, usage: UsageLog | None = None) -> None:
     """Add the five tools to `server`, bound to `settings`."""
 
     @server.tool(
@@ -111,7 +159,7 @@ def register(server: MCPServer, settings: Settings) -> None:
         limit: Annotated[int, Field(description="how many sessions, e.g. 10")] = 10,
         ctx: Context | None = None,
     ) -> CallToolResult:
-        return await call(settings, ctx, "session_search", SESSION_SEARCH, query=query,
+        return await call(settings, ctx, "session_search", SESSION_SEARCH, usage, query=query,
                           project=project, limit=_limit(settings, limit))
 
     @server.tool(
@@ -127,7 +175,7 @@ def register(server: MCPServer, settings: Settings) -> None:
         limit: Annotated[int, Field(description="how many pages, e.g. 10")] = 10,
         ctx: Context | None = None,
     ) -> CallToolResult:
-        return await call(settings, ctx, "kb_search", KB_SEARCH, query=query, path=path,
+        return await call(settings, ctx, "kb_search", KB_SEARCH, usage, query=query, path=path,
                           limit=_limit(settings, limit))
 
     @server.tool(
@@ -143,7 +191,7 @@ def register(server: MCPServer, settings: Settings) -> None:
         limit: Annotated[int, Field(description="how many definitions, e.g. 20")] = 20,
         ctx: Context | None = None,
     ) -> CallToolResult:
-        return await call(settings, ctx, "symbol_search", SYMBOL_SEARCH, query=query,
+        return await call(settings, ctx, "symbol_search", SYMBOL_SEARCH, usage, query=query,
                           project=project, limit=_limit(settings, limit))
 
     @server.tool(
@@ -164,7 +212,7 @@ def register(server: MCPServer, settings: Settings) -> None:
         limit: Annotated[int, Field(description="how many results, e.g. 10")] = 10,
         ctx: Context | None = None,
     ) -> CallToolResult:
-        return await call(settings, ctx, "source_search", SOURCE_SEARCH, query=query,
+        return await call(settings, ctx, "source_search", SOURCE_SEARCH, usage, query=query,
                           action=action, source=source, limit=_limit(settings, limit))
 
     @server.tool(
@@ -186,5 +234,5 @@ def register(server: MCPServer, settings: Settings) -> None:
             description='for dupes: only names holding these words, e.g. "escape"')] = None,
         ctx: Context | None = None,
     ) -> CallToolResult:
-        return await call(settings, ctx, "project_info", PROJECT_INFO, action=action,
+        return await call(settings, ctx, "project_info", PROJECT_INFO, usage, action=action,
                           project=project, package=package, name=name)
