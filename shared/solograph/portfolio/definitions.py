@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import NamedTuple
 
 from tree_sitter import Node, Parser, Query, QueryCursor
@@ -664,6 +665,12 @@ def _join(a: str, b: str) -> str:
     return f"{a}.{b}" if a and b else a or b
 
 
+@cache
+def _compiled_query(language: str, source: str) -> Query:
+    """Queries are immutable and cost milliseconds to compile: once per process."""
+    return Query(get_language(language), source)
+
+
 class DefinitionExtractor:
     """Extracts definitions; caches one Parser and one Query per language (not thread-safe)."""
 
@@ -676,7 +683,7 @@ class DefinitionExtractor:
             spec = _SPECS.get(language)
             if spec is None:
                 raise ValueError(f"unsupported language: {language!r}")
-            loaded = (get_parser(language), Query(get_language(language), spec.query))
+            loaded = (get_parser(language), _compiled_query(language, spec.query))
             self._loaded[language] = loaded
         return loaded
 

@@ -231,12 +231,17 @@ def _write_file(conn: sqlite3.Connection, project_id: int, r: _FileResult) -> in
             "INSERT INTO files (project_id, path, language, lines, size, mtime_ns, status) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (project_id, r.rel, r.language, r.lines, r.size, r.mtime_ns, r.status)).lastrowid
+    scopes: dict[str, str] = {}  # a file's definitions share a few scopes
+    rows = []
+    for d in r.definitions:
+        if d.scope not in scopes:
+            scopes[d.scope] = index_text(d.scope)
+        rows.append((file_id, project_id, d.name, d.kind, d.line, d.scope, fold_name(d.name),
+                     identifier_index_text(d.name), scopes[d.scope]))
     conn.executemany(
         "INSERT INTO symbols (file_id, project_id, name, kind, line, scope, name_key, words, "
-        "scope_words) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(file_id, project_id, d.name, d.kind, d.line, d.scope, fold_name(d.name),
-          identifier_index_text(d.name), index_text(d.scope)) for d in r.definitions])
-    return len(r.definitions)
+        "scope_words) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    return len(rows)
 
 
 def _write_manifest(conn: sqlite3.Connection, project_id: int, m: _ManifestResult) -> None:

@@ -13,13 +13,34 @@ from solograph.text.tokens import fold_name, match_all, match_any, query_terms, 
 MAX_LIMIT = 200
 # The name counts more than the enclosing scope (`Widget draw` still finds Widget.draw).
 BM25 = "bm25(symbols_fts, 1.0, 0.4)"
-_SELECT = f"""
+# Rank inside the FTS index first, then join only the rows kept: joining every match before
+# sorting costs milliseconds on common words.
+_TOP = f"""
+SELECT s.id, p.name AS project, f.path, s.line, s.kind, s.name, s.scope, top.rank
+FROM (SELECT rowid AS id, {BM25} AS rank FROM symbols_fts WHERE symbols_fts MATCH ?
+      ORDER BY rank LIMIT ?) AS top
+JOIN symbols s ON s.id = top.id
+JOIN files f ON f.id = s.file_id
+JOIN projects p ON p.id = s.project_id
+ORDER BY top.rank
+"""
+# With a project filter the filter must apply before the LIMIT.
+_TOP_IN_PROJECT = f"""
 SELECT s.id, p.name AS project, f.path, s.line, s.kind, s.name, s.scope, {BM25} AS rank
 FROM symbols_fts
 JOIN symbols s ON s.id = symbols_fts.rowid
 JOIN files f ON f.id = s.file_id
 JOIN projects p ON p.id = s.project_id
-WHERE symbols_fts MATCH ? {{project}}
+WHERE symbols_fts MATCH ? AND s.project_id = ?
+ORDER BY rank LIMIT ?
+"""
+_BY_ID = """
+SELECT s.id, p.name AS project, f.path, s.line, s.kind, s.name, s.scope, 0.0 AS rank
+FROM symbols s
+JOIN files f ON f.id = s.file_id
+JOIN projects p ON p.id = s.project_id
+WHERE s.id IN ({marks})
+ORDER BY p.name, f.path, s.line
 """
 
 
@@ -41,15 +62,18 @@ def _exact_ids(conn: sqlite3.Connection, query: str, key: str, extra: tuple,
     return ids[:limit]
 
 
+def _top(conn: sqlite3.Connection, match: str, project_id: int | None,
+         n: int) -> list[sqlite3.Row]:
+    if project_id is None:
+        return conn.execute(_TOP, (match, n)).fetchall()
+    return conn.execute(_TOP_IN_PROJECT, (match, project_id, n)).fetchall()
+
+
 def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | None = None,
                    limit: int = 20) -> list[dict]:
     limit = max(1, min(limit, MAX_LIMIT))
     terms = query_terms(query)
-    key = fold_name(query)
-    where = "AND s.project_id = ?" if project_id is not None else ""
     extra = (project_id,) if project_id is not None else ()
-    sql = _SELECT.format(project=where)
-
     hits: dict[int, tuple[int, float, sqlite3.Row]] = {}
 
     def collect(tier: int, rows: list[sqlite3.Row]) -> None:
@@ -57,21 +81,23 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
             if row["id"] not in hits:
                 hits[row["id"]] = (tier, row["rank"], row)
 
-    all_rows = conn.execute(sql + " ORDER BY rank LIMIT ?",
-                            (match_all(terms), *extra, limit * 4)).fetchall()
-    exact_ids = _exact_ids(conn, query, key, extra, limit)
+    all_rows = _top(conn, match_all(terms), project_id, limit * 4)
+    ranks = {row["id"]: row["rank"] for row in all_rows}
+    exact_ids = _exact_ids(conn, query, fold_name(query), extra, limit)
     if exact_ids:
-        marks = ",".join("?" * len(exact_ids))
-        collect(0, conn.execute(sql + f" AND s.id IN ({marks}) ORDER BY rank",
-                                (match_all(terms), *extra, *exact_ids)).fetchall())
+        rows = conn.execute(_BY_ID.format(marks=",".join("?" * len(exact_ids))),
+                            exact_ids).fetchall()
+        # An exact hit keeps the BM25 it has among the all-words hits, for a stable order.
+        collect(0, sorted(rows, key=lambda r: ranks.get(r["id"], 0.0)))
     collect(1, all_rows)
     if len(hits) < limit and len(terms) > 1:
-        collect(2, conn.execute(sql + " ORDER BY rank LIMIT ?",
-                                (match_any(terms), *extra, limit * 2)).fetchall())
+        collect(2, _top(conn, match_any(terms), project_id, limit * 2))
 
-    ordered = sorted(hits.values(), key=lambda h: (h[0], h[1], h[2]["project"], h[2]["path"],
+    ordered = sorted(hits.values(), key=lambda h: (h[0], ranks.get(h[2]["id"], h[1]),
+                                                    h[2]["project"], h[2]["path"],
                                                     h[2]["line"]))[:limit]
     return [{"project": r["project"], "path": r["path"], "line": r["line"], "kind": r["kind"],
-             "name": r["name"], "scope": r["scope"], "score": round(-rank, 3),
+             "name": r["name"], "scope": r["scope"],
+             "score": round(-ranks.get(r["id"], rank), 3),
              "match": ("exact", "all", "some")[tier]}
             for tier, rank, r in ordered]
