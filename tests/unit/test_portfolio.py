@@ -254,3 +254,19 @@ def test_answers_are_compact_json(scanned):
     text = reads.to_json(reads.symbol_search(settings, "auth middleware", limit=2))
     assert text.startswith('{"query":"auth middleware"') and ", " not in text[:40]
 
+
+
+@pytest.mark.parametrize(("query", "name"), [
+    ("shoping cart", "ShoppingCart"), ("billing servce", "BillingService"),
+    ("montage profle", "MontageProfile"), ("deploy relase", "deploy_release"),
+])
+def test_a_typo_is_respelt_from_the_index_vocabulary(scanned, query, name):
+    settings, _ = scanned
+    top = reads.symbol_search(settings, query)["results"][0]
+    assert (top["name"], top["match"]) == (name, "respelt")
+
+
+def test_a_word_spelt_right_is_not_respelt(scanned):
+    settings, _ = scanned
+    assert {r["match"] for r in reads.symbol_search(settings, "shopping cart")["results"]} \
+        <= {"exact", "all", "some"}

@@ -1,14 +1,17 @@
 """Symbol search: a phrase finds every spelling of a definition's name.
 
 Ranking, in tiers: the exact name (any spelling: `auth middleware` is `AuthMiddleware`), then
-definitions holding all the query's words, then those holding some; BM25 orders each tier.
+definitions holding all the query's words, then all of them with rare words also respelt from
+the index's own vocabulary (`handlr` -> handler), then those holding some; BM25 orders each
+tier.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-from solograph.text.tokens import fold_name, match_all, match_any, query_terms, words
+from solograph.text.spelling import respell
+from solograph.text.tokens import fold_name, fts_term, match_all, match_any, query_terms, words
 
 MAX_LIMIT = 200
 # The name counts more than the enclosing scope (`Widget draw` still finds Widget.draw).
@@ -90,8 +93,15 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
         # An exact hit keeps the BM25 it has among the all-words hits, for a stable order.
         collect(0, sorted(rows, key=lambda r: ranks.get(r["id"], 0.0)))
     collect(1, all_rows)
+    if len(hits) < limit:
+        respelt = {t: respell(conn, "symbols_fts", "symbols_vocab", t) for t in terms}
+        if any(respelt.values()):
+            either = " AND ".join(
+                f"({fts_term(t)} OR {fts_term(a)})" if a else fts_term(t)
+                for t, a in respelt.items())
+            collect(2, _top(conn, either, project_id, limit * 2))
     if len(hits) < limit and len(terms) > 1:
-        collect(2, _top(conn, match_any(terms), project_id, limit * 2))
+        collect(3, _top(conn, match_any(terms), project_id, limit * 2))
 
     ordered = sorted(hits.values(), key=lambda h: (h[0], ranks.get(h[2]["id"], h[1]),
                                                     h[2]["project"], h[2]["path"],
@@ -99,5 +109,5 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
     return [{"project": r["project"], "path": r["path"], "line": r["line"], "kind": r["kind"],
              "name": r["name"], "scope": r["scope"],
              "score": round(-ranks.get(r["id"], rank), 3),
-             "match": ("exact", "all", "some")[tier]}
+             "match": ("exact", "all", "respelt", "some")[tier]}
             for tier, rank, r in ordered]
