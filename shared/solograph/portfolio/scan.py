@@ -12,6 +12,7 @@ import sqlite3
 import stat
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from solograph.text.secrets import redact
 from solograph.text.tokens import fold_name, identifier_index_text, index_text
 
 BINARY_SNIFF_BYTES = 8192
+LISTING_THREADS = 8
 
 Progress = Callable[[str, int, int], None]  # (project name, files done, files to read)
 
@@ -90,13 +92,16 @@ def scan(conn: sqlite3.Connection, projects: list[Project], *, max_file_bytes: i
     started = time.perf_counter()
     extractor = DefinitionExtractor()
     changed_symbols = 0
-    for project in projects:
-        if not project.path.is_dir():
-            report.missing.append(project.name)
-            continue
+    present = [p for p in projects if p.path.is_dir()]
+    report.missing.extend(p.name for p in projects if not p.path.is_dir())
+    # Listing a checkout is mostly waiting on `git ls-files`: list them all side by side.
+    with ThreadPoolExecutor(max_workers=LISTING_THREADS) as pool:
+        listings = dict(zip((p.id for p in present), pool.map(_listing, present), strict=True))
+    for project in present:
         report.projects += 1
-        changed_symbols += _scan_project(conn, project, extractor, report,
-                                         max_file_bytes=max_file_bytes, progress=progress)
+        changed_symbols += _scan_project(conn, project, listings[project.id], extractor,
+                                         report, max_file_bytes=max_file_bytes,
+                                         progress=progress)
     if changed_symbols > 1000:
         with transaction(conn):
             conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('optimize')")
@@ -116,8 +121,13 @@ def _stat(path: Path) -> os.stat_result | None:
     return st if stat.S_ISREG(st.st_mode) else None
 
 
-def _scan_project(conn: sqlite3.Connection, project: Project, extractor: DefinitionExtractor,
-                  report: ScanReport, *, max_file_bytes: int, progress: Progress | None) -> int:
+def _listing(project: Project) -> list[str]:
+    return list_files(project.path)
+
+
+def _scan_project(conn: sqlite3.Connection, project: Project, listing: list[str],
+                  extractor: DefinitionExtractor, report: ScanReport, *, max_file_bytes: int,
+                  progress: Progress | None) -> int:
     root = project.path
     known = {r["path"]: (r["id"], r["size"], r["mtime_ns"]) for r in conn.execute(
         "SELECT id, path, size, mtime_ns FROM files WHERE project_id = ?", (project.id,))}
@@ -128,7 +138,7 @@ def _scan_project(conn: sqlite3.Connection, project: Project, extractor: Definit
     manifests_to_read: list[tuple[str, str, os.stat_result]] = []
     present: set[str] = set()
     present_manifests: set[str] = set()
-    for rel in list_files(root):
+    for rel in listing:
         language = language_for_path(rel)
         manager = manifest_kind(rel)
         if language is None and manager is None:
