@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make `evals` importable
     sys.path.insert(0, str(ROOT))
 
-from evals import portfolio  # noqa: E402
+from evals import kb, portfolio, sessions  # noqa: E402
 from evals.scoring import (  # noqa: E402
     METRICS,
     TOLERANCE,
@@ -69,6 +69,15 @@ SUITES: dict[str, Suite] = {
     s.name: s for s in (
         Suite("portfolio", portfolio.CASES, portfolio.open_runner,
               "symbol search over pinned open-source projects (PyPI and npm)"),
+        Suite("sessions", sessions.CASES, sessions.open_runner,
+              "session search over real Claude Code transcripts (SOLOGRAPH_CORPORA)"),
+        Suite("kb", kb.CASES, kb.open_runner,
+              "KB search over the two real wikis, with hand-kept alias tables "
+              "(SOLOGRAPH_CORPORA)"),
+        Suite("kb-noalias", kb.CASES, kb.open_runner_noalias,
+              "the same KB cases without any alias table"),
+        Suite("kb-suggested", kb.CASES, kb.open_runner_suggested,
+              "the same KB cases with the groups `kb-aliases --suggest` proposes"),
     )
 }
 

@@ -34,6 +34,7 @@ export DOCKER_CONFIG="$RUNDIR/docker-config"
 export SOLOGRAPH_TEST_REDIS_PORT=${SOLOGRAPH_TEST_REDIS_PORT:-6390}
 export SOLOGRAPH_TEST_API_PORT=${SOLOGRAPH_TEST_API_PORT:-18765}
 export SOLOGRAPH_TEST_MCP_PORT=${SOLOGRAPH_TEST_MCP_PORT:-18766}
+export SOLOGRAPH_TEST_SEARCH_PORT=${SOLOGRAPH_TEST_SEARCH_PORT:-18002}
 export SOLOGRAPH_TEST_UID=${SOLOGRAPH_TEST_UID:-$(id -u)}
 export SOLOGRAPH_TEST_GID=${SOLOGRAPH_TEST_GID:-$(id -g)}
 COMPOSE=(docker compose -f docker-compose.yml -f compose.test.yml -p "$PROJECT")
@@ -283,7 +284,7 @@ phase up
 
 # ---------------------------------------------------------------------------------------------
 phase probes
-for svc in api worker beat mcp; do
+for svc in api worker beat mcp search; do
   # shellcheck disable=SC2016  # expanded inside the container
   got=$("${COMPOSE[@]}" exec -T "$svc" sh -c 'echo "$(id -u):$(id -g)"' | tr -d '\r')
   [ "$got" = "$SOLOGRAPH_TEST_UID:$SOLOGRAPH_TEST_GID" ] \
@@ -418,4 +419,61 @@ if "symbol_search" not in tools:
 if is_error or WANT not in text:
     fail(f"MCP symbol_search did not find {WANT}: {text[:500]}")
 ok(f"MCP symbol_search through the gateway found {WANT} ({how}; tools: {', '.join(tools)})")
+EOF
+
+# The sources index end to end: a crawl job through the API runs on the worker (one Scrapy
+# subprocess) against saved pages served on the host's loopback (every container uses the
+# host network), writes search.db on the shared volume, and the search service (its own slim
+# image) answers /search from it in the JSON SearXNG's json_engine reads.
+ROOT="$ROOT" "$PROBE_PY" - <<'EOF' || die "the sources probe failed"
+import json, os, sys, time, urllib.error, urllib.request
+
+sys.path.insert(0, os.environ["ROOT"])
+from tests.support.sites import PRODUCTHUNT, serve_site  # noqa: E402
+
+API = f"http://127.0.0.1:{os.environ['SOLOGRAPH_TEST_API_PORT']}"
+SEARCH = f"http://127.0.0.1:{os.environ.get('SOLOGRAPH_TEST_SEARCH_PORT', '18002')}"
+
+
+def call(method, url, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=15) as r:
+            return r.status, json.loads(r.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
+
+
+def fail(msg):
+    print(f"[compose-test] FAIL {msg}", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+status, health = call("GET", f"{SEARCH}/health")
+if status != 200 or health.get("service") != "search":
+    fail(f"search /health answered {status}: {health}")
+if call("POST", f"{SEARCH}/search?q=x")[0] != 405:
+    fail("the search service accepted a POST")
+job = {}
+with serve_site(PRODUCTHUNT) as site:
+    status, queued = call("POST", f"{API}/v1/jobs/crawl",
+                          {"spider": "producthunt", "start_url": site.url("/"), "delay": 0.5})
+    if status != 202:
+        fail(f"POST /v1/jobs/crawl answered {status}: {queued}")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        _, job = call("GET", f"{API}/v1/jobs/{queued['job']}")
+        if job.get("state") in ("SUCCESS", "FAILURE"):
+            break
+        time.sleep(0.5)
+if job.get("state") != "SUCCESS" or job["result"]["indexed"] != 5:
+    fail(f"the crawl job did not index the 5 launches: {job}")
+status, answer = call("GET", f"{SEARCH}/search?q=pricing+tiers&n=5")
+first = (answer.get("results") or [{}])[0]
+if status != 200 or not first.get("url", "").endswith("/posts/tierwise") or not first.get("content"):
+    fail(f"the search service did not find the crawled launch ({status}): {answer}")
+print(f"[compose-test] ok   crawl job on the worker -> search service: {first['title']} "
+      f"({first['upvotes']} upvotes) at {first['url']}", flush=True)
 EOF

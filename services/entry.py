@@ -8,10 +8,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from solograph import cli
-from solograph.config import Settings
 from solograph.errors import SolographError
+
+if TYPE_CHECKING:
+    from solograph import cli
+    from solograph.config import Settings
+
+
+def _load() -> None:
+    """Import the CLI only past the hook: `solograph hook` must start in milliseconds."""
+    global cli, Settings
+    from solograph import cli
+    from solograph.config import Settings
 
 
 def _add_service_commands(sub: argparse._SubParsersAction) -> None:
@@ -27,11 +37,20 @@ def _add_service_commands(sub: argparse._SubParsersAction) -> None:
                    help="queues to consume, comma-separated")
     p.add_argument("-c", "--concurrency", type=int, default=2)
     sub.add_parser("beat", help="the Celery beat schedule: the nightly refresh (run exactly one)")
+    p = sub.add_parser("http", help="the sources search API for SearXNG (/search, /sources)")
+    p.add_argument("--host", help="bind address (default SOLOGRAPH_HOST or 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default SOLOGRAPH_SEARCH_PORT or 8002)")
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] not in SERVICE_COMMANDS and not _is_queued_scan(argv):
+    if argv[:1] == ["hook"] and not {"-h", "--help"} & set(argv):
+        from solograph.kb.hook import main as hook_main
+
+        return hook_main(argv[1:])
+    _load()
+    if (not argv or argv[0] not in SERVICE_COMMANDS and not _is_queued_scan(argv)
+            and not _is_crawl(argv)):
         return cli.main(argv, extend=_add_service_commands)
     parser = cli.build_parser(extend=_add_service_commands)
     args = parser.parse_args(argv)
@@ -39,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_env()
         if args.command == "scan":
             return _queued_scan(settings, args)
+        if args.command == "sources":
+            return _crawl(settings, args)
         return SERVICE_COMMANDS[args.command](settings, args)
     except SolographError as exc:
         print(f"solograph: {exc.message}", file=sys.stderr)
@@ -49,6 +70,33 @@ def main(argv: list[str] | None = None) -> int:
 
 def _is_queued_scan(argv: list[str]) -> bool:
     return argv[0] == "scan" and "--queue" in argv
+
+
+def _is_crawl(argv: list[str]) -> bool:
+    return argv[:2] == ["sources", "crawl"]
+
+
+def _crawl(settings: Settings, args: argparse.Namespace) -> int:
+    """`solograph sources crawl SPIDER`: Scrapy in a child process, as the worker runs it."""
+    from solograph_services.common.crawls import run_crawl
+
+    report = run_crawl(settings, args.spider, start_url=args.start_url,
+                       max_pages=args.max_pages, delay=args.delay)
+    if args.json:
+        print(cli.reads.to_json(report))
+    else:
+        print(report["summary"])
+        for problem in report["problems"]:
+            print(f"  problem: {problem['url']}: {problem['reason']}")
+    return 0
+
+
+def _http(settings: Settings, args: argparse.Namespace) -> int:
+    from solograph_services.search import app
+
+    app.serve(settings.with_(host=args.host or settings.host,
+                             search_port=args.port or settings.search_port))
+    return 0
 
 
 def _queued_scan(settings: Settings, args: argparse.Namespace) -> int:
@@ -95,7 +143,7 @@ def _beat(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-SERVICE_COMMANDS = {"mcp": _mcp, "api": _api, "worker": _worker, "beat": _beat}
+SERVICE_COMMANDS = {"mcp": _mcp, "api": _api, "worker": _worker, "beat": _beat, "http": _http}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -7,16 +7,17 @@ Reads return the exact bytes of `reads.to_json(answer)`, the same text the CLI p
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import redis
 import uvicorn
 from celery import Celery
 from fastapi import Body, FastAPI, Query, Request
 from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -66,6 +67,27 @@ class ScanJob(BaseModel):
     registry: bool = Field(True, description="merge new checkouts into the registry first")
 
 
+class YoutubeJob(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    targets: list[Annotated[str, Field(min_length=1, max_length=300)]] | None = Field(
+        None, max_length=200, description="video URLs or ids")
+    channel: str | None = Field(None, max_length=200, description="a channel handle or URL")
+    limit: int = Field(10, ge=1, le=200, description="how many of the channel's newest videos")
+    force: bool = Field(False, description="index videos already indexed again")
+
+
+class CrawlJob(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    spider: Literal["producthunt", "trustmrr"]
+    start_url: str | None = Field(None, max_length=2000, pattern=r"^https?://",
+                                  description="where to start instead of the spider's default")
+    max_pages: int = Field(50, ge=1, le=5000, description="pages to fetch at most")
+    delay: float | None = Field(None, ge=0.5, le=60,
+                                description="seconds between requests (default 2)")
+
+
 class Queued(BaseModel):
     job: str = Field(description="the job id to poll at /v1/jobs/{id}")
     queue: str
@@ -76,7 +98,15 @@ def _answer(answer: dict) -> Response:
 
 
 async def _translate(request: Request, exc: Exception) -> Response:
-    """The one place errors become HTTP: domain errors by type, anything else a bare 500."""
+    """The one place errors become HTTP: domain errors by type, a request that does not fit
+    the endpoint as 422 in the same shape, anything else a bare 500."""
+    if isinstance(exc, RequestValidationError):
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ())[1:]) or 'request'}: {e.get('msg')}"
+            for e in exc.errors()[:5])
+        return Response(reads.to_json({"error": "bad_request", "message": problems,
+                                       "hint": "see /docs for this endpoint's parameters"}),
+                        status_code=422, media_type="application/json")
     if isinstance(exc, SolographError):
         status = next((code for cls, code in STATUS if isinstance(exc, cls)), 500)
         return Response(reads.to_json(exc.to_dict()), status_code=status,
@@ -86,13 +116,6 @@ async def _translate(request: Request, exc: Exception) -> Response:
               type(exc).__name__)
     return Response(reads.to_json({"error": "internal", "message": "internal error"}),
                     status_code=500, media_type="application/json")
-
-
-def _not_indexed(what: str) -> Callable[[], Response]:
-    def endpoint() -> Response:
-        raise NotIndexed(f"the {what} index is not part of this version yet",
-                         hint="symbols and project_info are served today")
-    return endpoint
 
 
 def store_health(path: Path, store: str) -> dict:
@@ -140,6 +163,7 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
                       {"name": "jobs", "description": "work handed to the worker pool"},
                       {"name": "health", "description": "liveness and readiness"}])
     app.add_middleware(Guard, settings=settings, public=("/health",))
+    app.add_exception_handler(RequestValidationError, _translate)
     app.add_exception_handler(SolographError, _translate)
     app.add_exception_handler(Exception, _translate)
 
@@ -187,11 +211,59 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
     ) -> Response:
         return _answer(usage.report(settings, days=days))
 
-    for path, what in (("/v1/sessions", "sessions"), ("/v1/kb", "knowledge base"),
-                       ("/v1/sources", "sources")):
-        app.add_api_route(path, _not_indexed(what), methods=["GET"], tags=["reads"],
-                          summary=f"Search the {what} (not indexed yet: 404)",
-                          responses=JSON_ANSWER)
+    @app.get("/v1/sources", tags=["reads"], responses=JSON_ANSWER,
+             summary="Talks, launches, revenue pages: search, list, tags or related videos")
+    def source_search(
+        q: Annotated[str | None, Query(description='words to find (search), or a video id '
+                                                   '(related), e.g. "pricing tiers"',
+                                       max_length=500)] = None,
+        action: Annotated[str, Query(description="search | list | tags | related")] = "search",
+        source: Annotated[str | None, Query(description="only this source, e.g. youtube",
+                                            max_length=40)] = None,
+        limit: Annotated[int, Query(ge=1, le=limit_max,
+                                    description="how many results")] = min(10, limit_max),
+    ) -> Response:
+        return _answer(reads.source_search(settings, q, action=action, source=source,
+                                           limit=limit))
+
+    @app.get("/v1/kb", tags=["reads"], responses=JSON_ANSWER,
+             summary="The knowledge base: pages for the query, each with its best section")
+    def kb_search(
+        q: Annotated[str, Query(description='words to find, e.g. "privacy architecture"',
+                                max_length=500)],
+        path: Annotated[str | None, Query(description="only under this folder of the KB",
+                                          max_length=500)] = None,
+        pages: Annotated[bool, Query(description="only the wiki's pages")] = False,
+        expand: Annotated[bool, Query(description="add up to 3 linked pages")] = False,
+        limit: Annotated[int, Query(ge=1, le=limit_max,
+                                    description="how many pages")] = min(10, limit_max),
+    ) -> Response:
+        return _answer(reads.kb_search(settings, q, path=path, pages=pages, expand=expand,
+                                       limit=limit))
+
+    @app.get("/v1/kb/page", tags=["reads"], responses=JSON_ANSWER,
+             summary="One KB page, or one section with `#Heading`")
+    def kb_get(ref: Annotated[str, Query(description="wiki/x.md or wiki/x.md#Heading",
+                                         max_length=1000)]) -> Response:
+        return _answer(reads.kb_get(settings, ref))
+
+    @app.get("/v1/sessions", tags=["reads"], responses=JSON_ANSWER,
+             summary="Past Claude Code sessions, archived ones too; or one session's matches")
+    def session_search(
+        q: Annotated[str, Query(description='words to find, e.g. "webhook retry"',
+                                max_length=500)],
+        project: Annotated[str | None, Query(description="only this project",
+                                             max_length=200)] = None,
+        session: Annotated[str | None, Query(description="read this session's matching "
+                                                         "messages", max_length=100)] = None,
+        exclude_session: Annotated[str | None, Query(description="leave this session out "
+                                                                 "(the one asking)",
+                                                     max_length=100)] = None,
+        limit: Annotated[int, Query(ge=1, le=limit_max,
+                                    description="how many sessions")] = min(10, limit_max),
+    ) -> Response:
+        return _answer(reads.session_search(settings, q, project=project, limit=limit,
+                                            session=session, exclude_session=exclude_session))
 
     @app.post("/v1/jobs/scan", status_code=202, tags=["jobs"], response_model=Queued,
               summary="Queue a scan: the registry merge, then each project under its lock")
@@ -213,6 +285,21 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
               summary="Queue an index run of the knowledge base")
     def kb_job(request: Request) -> Response:
         return queue(request, "index_kb")
+
+    @app.post("/v1/jobs/index-youtube", status_code=202, tags=["jobs"], response_model=Queued,
+              summary="Queue YouTube videos or a channel's newest for the sources index")
+    def youtube_job(request: Request, body: YoutubeJob) -> Response:
+        if not body.targets and not body.channel:
+            raise BadQuery("give video URLs (targets) or a channel",
+                           hint='{"channel": "GregIsenberg", "limit": 10}')
+        return queue(request, "index_youtube", targets=body.targets, channel=body.channel,
+                     limit=body.limit, force=body.force)
+
+    @app.post("/v1/jobs/crawl", status_code=202, tags=["jobs"], response_model=Queued,
+              summary="Queue a polite crawl (producthunt, trustmrr) into the sources index")
+    def crawl_job(request: Request, body: CrawlJob) -> Response:
+        return queue(request, "crawl", spider=body.spider, start_url=body.start_url,
+                     max_pages=body.max_pages, delay=body.delay)
 
     @app.get("/v1/jobs/{job_id}", tags=["jobs"], responses=JSON_ANSWER,
              summary="A job's state, then its result or its error (never a traceback)")

@@ -39,6 +39,9 @@ JOBS: dict[str, Job] = {
     "registry": Job("solograph.registry", "scan"),
     "sync_sessions": Job("solograph.sync_sessions", "sessions"),
     "index_kb": Job("solograph.index_kb", "kb"),
+    # The sources index: yt-dlp in the task's process, Scrapy in a child process per crawl.
+    "index_youtube": Job("solograph.index_youtube", "scrapers"),
+    "crawl": Job("solograph.crawl", "scrapers"),
     # What beat sends each night; not offered to clients, who submit its parts instead.
     "nightly": Job("solograph.nightly", "scan"),
 }

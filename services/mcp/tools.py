@@ -19,7 +19,7 @@ from pydantic import Field
 
 from solograph import reads
 from solograph.config import Settings
-from solograph.errors import NotIndexed, SolographError
+from solograph.errors import SolographError
 from solograph.usage import UsageLog
 
 log = logging.getLogger("solograph.mcp")
@@ -30,30 +30,12 @@ ALWAYS_LOAD = {"anthropic/alwaysLoad": True}
 Read = Callable[..., dict]
 
 
-def _not_built(index: str, hint: str) -> Read:
-    """A read whose index has not landed in the core yet: a tool error naming the next step."""
-
-    def read(settings: Settings, **_args: Any) -> dict:
-        raise NotIndexed(f"the {index} index is not available in this solograph build yet",
-                         hint=hint)
-
-    read.__name__ = f"{index}_not_built"
-    return read
-
-
-# The core reads behind the tools. When the core gains `reads.session_search` (and the others),
-# wiring it is one line here: `SESSION_SEARCH = reads.session_search`.
+# The core reads behind the tools: one function each, shared with the CLI and the API.
 SYMBOL_SEARCH: Read = reads.symbol_search
 PROJECT_INFO: Read = reads.project_info
-SESSION_SEARCH: Read = _not_built(
-    "sessions", "upgrade solograph, then run `solograph sync-sessions`; "
-                "for code questions use symbol_search or project_info meanwhile")
-KB_SEARCH: Read = _not_built(
-    "knowledge base", "upgrade solograph, then set KB_PATH and run `solograph index-kb`; "
-                      "for code questions use symbol_search or project_info meanwhile")
-SOURCE_SEARCH: Read = _not_built(
-    "sources", "upgrade solograph, then index a source (for example "
-               "`solograph-cli index-youtube`); for code questions use symbol_search")
+SESSION_SEARCH: Read = reads.session_search
+KB_SEARCH: Read = reads.kb_search
+SOURCE_SEARCH: Read = reads.source_search
 
 INTERNAL_ERROR = {"error": "internal",
                   "message": "solograph could not answer this call",
@@ -157,10 +139,16 @@ def register(server: MCPServer, settings: Settings, usage: UsageLog | None = Non
         query: Query,
         project: Project = None,
         limit: Annotated[int, Field(description="how many sessions, e.g. 10")] = 10,
+        session: Annotated[str | None, Field(
+            description="read this found session: its messages matching the query, in order, "
+                        "with their neighbours")] = None,
         ctx: Context | None = None,
     ) -> CallToolResult:
+        # The session asking is left out of its own results: its prompt holds the very words.
+        _client, asking = caller(ctx)
         return await call(settings, ctx, "session_search", SESSION_SEARCH, usage, query=query,
-                          project=project, limit=_limit(settings, limit))
+                          project=project, limit=_limit(settings, limit), session=session,
+                          exclude_session=asking)
 
     @server.tool(
         title="Search the knowledge base",
@@ -173,10 +161,13 @@ def register(server: MCPServer, settings: Settings, usage: UsageLog | None = Non
         path: Annotated[str | None, Field(
             description='only pages under this folder of the KB, e.g. "wiki/"')] = None,
         limit: Annotated[int, Field(description="how many pages, e.g. 10")] = 10,
+        pages: Annotated[bool, Field(description="only the wiki's pages")] = False,
+        expand: Annotated[bool, Field(
+            description="add up to 3 pages the hits link to most")] = False,
         ctx: Context | None = None,
     ) -> CallToolResult:
         return await call(settings, ctx, "kb_search", KB_SEARCH, usage, query=query, path=path,
-                          limit=_limit(settings, limit))
+                          pages=pages, expand=expand, limit=_limit(settings, limit))
 
     @server.tool(
         title="Find definitions across repositories",

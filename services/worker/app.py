@@ -41,7 +41,25 @@ def beat_schedule(settings: Settings) -> dict:
             "schedule": crontab(hour=settings.nightly_hour, minute=0),
             "options": {"queue": nightly.queue},
         },
+        **sources_schedule(settings),
     }
+
+
+def sources_schedule(settings: Settings) -> dict:
+    """Nightly refreshes of the configured channels and crawls, half an hour after the scan;
+    none unless SOLOGRAPH_YOUTUBE_CHANNELS or SOLOGRAPH_CRAWLS name some."""
+    at = crontab(hour=settings.nightly_hour, minute=30)
+    out = {}
+    for channel in settings.youtube_channels:
+        job = JOBS["index_youtube"]
+        out[f"youtube-{channel}"] = {"task": job.task, "schedule": at,
+                                     "kwargs": {"channel": channel, "limit": 10},
+                                     "options": {"queue": job.queue}}
+    for spider in settings.crawls:
+        job = JOBS["crawl"]
+        out[f"crawl-{spider}"] = {"task": job.task, "schedule": at, "kwargs": {"spider": spider},
+                                  "options": {"queue": job.queue}}
+    return out
 
 
 def _redis(settings: Settings) -> redis.Redis:

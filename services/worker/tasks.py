@@ -17,9 +17,10 @@ from celery import Celery, Task
 
 from solograph import jobs
 from solograph.config import Settings
-from solograph.errors import NotIndexed, SolographError
+from solograph.errors import SolographError
 from solograph.portfolio import registry
 from solograph.store import connect_reader
+from solograph_services.common.crawls import run_crawl
 from solograph_services.common.jobs import JOBS, submit
 from solograph_services.worker import locks
 
@@ -65,11 +66,6 @@ def project_names(settings: Settings, projects: list[str] | None) -> list[str]:
     finally:
         conn.close()
     return [p.name for p in chosen]
-
-
-def not_indexed(what: str) -> NotIndexed:
-    return NotIndexed(f"the {what} index is not part of this version yet",
-                      hint="nothing to run: the job will call its index once it lands")
 
 
 def _transient(exc: BaseException) -> bool:
@@ -138,10 +134,40 @@ def register(app: Celery, settings: Settings) -> None:
                                                    progress=_progress(self)))
         return {"scan": scanned, "sync_sessions": submit(app, "sync_sessions")}
 
-    @app.task(name=JOBS["sync_sessions"].task, throws=EXPECTED)
-    def sync_sessions(**kwargs: object) -> dict:
-        raise not_indexed("sessions")
+    @app.task(name=JOBS["sync_sessions"].task, bind=True, acks_late=True,
+              max_retries=MAX_RETRIES, throws=EXPECTED)
+    def sync_sessions(self: Task, **kwargs: object) -> dict:
+        """Safe to repeat: a sync reads only what grew or changed since the last one."""
+        def run() -> dict:
+            with locks.hold(client(), locks.store_lock("sessions"), owner=_owner(self)):
+                return jobs.sync_sessions(settings)
+        return _retrying(self, run)
 
     @app.task(name=JOBS["index_kb"].task, throws=EXPECTED)
     def index_kb(**kwargs: object) -> dict:
-        raise not_indexed("knowledge base")
+        return jobs.index_kb(settings)  # idempotent: unchanged pages are not read again
+
+    # Sources: one refresh of a channel (or one crawl of a site) at a time; a second one
+    # while it runs is skipped, not queued behind it (beat sends the next one tomorrow).
+    @app.task(name=JOBS["index_youtube"].task, bind=True, throws=EXPECTED)
+    def index_youtube(self: Task, targets: list[str] | None = None, channel: str | None = None,
+                      limit: int = 10, force: bool = False) -> dict:
+        name = locks.store_lock(f"sources:youtube:{channel or ','.join(targets or [])}"[:200])
+        try:
+            with locks.hold(client(), name, owner=_owner(self), wait=None):
+                return jobs.index_youtube(settings, targets, channel=channel, limit=limit,
+                                          force=force)
+        except locks.LockTimeout:
+            return {"source": "youtube", "skipped": "the same refresh is already running"}
+
+    @app.task(name=JOBS["crawl"].task, bind=True, throws=EXPECTED)
+    def crawl(self: Task, spider: str, start_url: str | None = None, max_pages: int = 50,
+              delay: float | None = None) -> dict:
+        """One Scrapy crawl in a child process (the reactor cannot restart in a worker)."""
+        try:
+            with locks.hold(client(), locks.store_lock(f"sources:crawl:{spider}"),
+                            owner=_owner(self), wait=None):
+                return run_crawl(settings, spider, start_url=start_url, max_pages=max_pages,
+                                 delay=delay)
+        except locks.LockTimeout:
+            return {"spider": spider, "skipped": "a crawl of this site is already running"}

@@ -7,9 +7,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from solograph import __version__, jobs, reads
+from solograph import __version__, cli_kb, jobs, reads
 from solograph.config import Settings
-from solograph.errors import ConfigError, SolographError
+from solograph.errors import BadQuery, ConfigError, SolographError
+from solograph.sources import commands as sources_commands
 
 EPILOG = """examples:
   solograph registry                       find git checkouts under CODEGRAPH_SCAN_PATH
@@ -19,11 +20,32 @@ EPILOG = """examples:
   solograph symbols parse -p my-app --json the answer an agent gets
   solograph explain my-app                 stack, size, languages, layers, dependencies
   solograph deps my-app | stats | shared react | dupes escape
+  solograph sessions "webhook retry"       past Claude Code sessions, archived ones too
+  solograph sessions "webhook retry" -p my-app --json
+  solograph sessions "webhook retry" --session ID    the matching messages of one session
+  solograph sessions export ID --format jsonl        a whole stored conversation
+  solograph sync-sessions                  warm the session index (searches sync by themselves)
+  solograph sources search "pricing tiers" -s youtube    talks, launches, revenue pages
+  solograph sources index-youtube -c GregIsenberg -n 10  a channel's newest videos
+  solograph sources list | tags | related VIDEO
+  solograph http                           the sources API for SearXNG (port 8002)
+  solograph kb "privacy architecture"      the knowledge base (KB_PATH, else here)
+  solograph kb --pages "privacy architecture" --expand   the wiki only, plus linked pages
+  solograph kb get wiki/agent-sandboxing.md#Setup   one page or one section
+  solograph kb-graph --check               orphans, broken links; exit 1 when any
+  solograph kb-graph --page agent-sandboxing   backlinks of one page
+  solograph kb-aliases --suggest           alias groups the KB knows but the table lacks
+  solograph kb-hint "prompt" --session ID  the prompt hook's pointer, or nothing
+  solograph hook --kb-path ~/notes         Claude Code's SessionStart/UserPromptSubmit hook
+  solograph memgate train labelled.jsonl   fit the memory nudge from your labelled prompts
+  solograph index-kb                       warm the KB index (searches sync by themselves)
 
 environment:
   SOLOGRAPH_HOME        where the indexes live (default ~/.solo)
   CODEGRAPH_SCAN_PATH   folders holding your checkouts, comma-separated (default ~/projects)
   SOLOGRAPH_SCOPE       project names a scan is limited to (or `scope:` in .solograph.yaml)
+  CLAUDE_PROJECTS_PATH  Claude Code's transcripts (default ~/.claude/projects)
+  KB_PATH               the knowledge base folder (the CLI's default: this folder)
 """
 
 
@@ -72,6 +94,33 @@ def build_parser(extend: Callable[[argparse._SubParsersAction], None] | None = N
     p.add_argument("--add", metavar="PATH", help="register one checkout by path")
     p.add_argument("--remove", metavar="NAME", help="take a project out; it stays out")
     _add_json(p)
+    p = sub.add_parser("usage", help="is it useful? five numbers from the MCP and hook log")
+    p.add_argument("--days", type=int, default=14, help="the period, in days (default 14)")
+    p.add_argument("--export-queries", metavar="FILE",
+                   help="write the logged queries as an evals cases file to label")
+    _add_json(p)
+
+    p = sub.add_parser(
+        "sessions", help="search past Claude Code sessions, read one, or export one",
+        description="Search past Claude Code sessions (archived ones too), read the matching "
+                    "messages of one, or export one whole.",
+        epilog='examples:\n  solograph sessions "webhook retry" -p my-app\n'
+               '  solograph sessions "webhook retry" --session 258c7280\n'
+               "  solograph sessions export 258c7280 --format markdown",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("query", nargs="+", metavar="QUERY",
+                   help='words to find, e.g. "webhook retry"; or `export ID`')
+    p.add_argument("-p", "--project", help="only sessions in this project's folder")
+    p.add_argument("-n", "--limit", type=int, default=10, help="how many (default 10)")
+    p.add_argument("--session", metavar="ID", help="the matching messages of this session")
+    p.add_argument("--exclude-session", metavar="ID", help="leave this session out (the asker)")
+    p.add_argument("--format", choices=("markdown", "jsonl"), default=None,
+                   help="with `export`: markdown (default) or jsonl")
+    _add_json(p)
+    p = sub.add_parser("sync-sessions", help="read new and grown transcripts into the index")
+    _add_json(p)
+    sources_commands.add_parser(sub)
+    cli_kb.add_parsers(sub)
     if extend is not None:
         extend(sub)
     return parser
@@ -233,6 +282,109 @@ def _registry(settings: Settings, args: argparse.Namespace) -> int:
     return _emit(args, answer, render)
 
 
+def _sessions(settings: Settings, args: argparse.Namespace) -> int:
+    words = args.query
+    if words[0] == "export" and len(words) == 2:
+        return _export(settings, args, words[1])
+    if args.format:
+        raise BadQuery("--format goes with `export`",
+                       hint="solograph sessions export ID --format jsonl")
+    answer = reads.session_search(settings, " ".join(words), project=args.project,
+                                  limit=args.limit, session=args.session,
+                                  exclude_session=args.exclude_session)
+    return _emit(args, answer, _render_messages if args.session else _render_sessions)
+
+
+def _render_sessions(a: dict) -> None:
+    if not a["results"]:
+        print(f"no sessions match {a['query']!r}")
+    for i, r in enumerate(a["results"], 1):
+        when = f"{r['first'][:16].replace('T', ' ')} → {r['last'][:16].replace('T', ' ')}"
+        print(f"{i}. {r['title'] or '(untitled)'}")
+        print(f"   {r['project']} · {when} · {r['messages']} messages · {r['match']} words")
+        print(f"   {r['resume'] or 'session ' + r['session'] + ' (transcript deleted)'}")
+        if r["snippet"]:
+            print(f"   {r['snippet']}")
+    if a.get("respelled"):
+        print("also searched: " + ", ".join(f"{k} → {v}" for k, v in a["respelled"].items()))
+
+
+def _render_messages(a: dict) -> None:
+    s = a["session"]
+    print(f"{s['title']}  ({s['session']}, {s['transcript']})")
+    print(f"{a['matches']} of {a['total_matches']} matching messages, with neighbours\n")
+    for m in a["messages"]:
+        mark = ">>" if m["match"] else "  "
+        who = m["role"] + (" (sub-agent)" if m["sidechain"] else "")
+        print(f"{mark} {who} · {m['at'][:19].replace('T', ' ')}")
+        for line in (m["text"] or "").splitlines() or [""]:
+            print(f"{mark}   {line}")
+        for t in m["tools"]:
+            print(f"{mark}   [{t['name']}] " + " ".join(t["input"].values())[:200])
+        print()
+
+
+def _export(settings: Settings, args: argparse.Namespace, session_id: str) -> int:
+    answer = reads.session_export(settings, session_id, fmt=args.format or "markdown")
+    if args.json:
+        print(reads.to_json(answer))
+    else:
+        sys.stdout.write(answer["content"])
+    return 0
+
+
+def _sync_sessions(settings: Settings, args: argparse.Namespace) -> int:
+    report = jobs.sync_sessions(settings)
+    if args.json:
+        print(reads.to_json(report))
+    else:
+        print(report["summary"])
+    return 0
+
+
+def _usage(settings: Settings, args: argparse.Namespace) -> int:
+    from solograph import usage
+
+    if args.export_queries:
+        n = usage.export_queries(settings, Path(args.export_queries), days=args.days)
+        answer = {"exported": n, "file": args.export_queries}
+        return _emit(args, answer, lambda a: print(
+            f"wrote {a['exported']} queries to {a['file']}: fill `expected`, then "
+            "`python evals/run.py --suite SUITE --cases FILE`"))
+    return _emit(args, usage.report(settings, days=args.days), _render_usage)
+
+
+def _render_usage(a: dict) -> None:
+    n = a["numbers"]
+
+    def pct(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.0%}"
+
+    sessions = "no session index" if n["sessions"] is None else \
+        f"{n['reaching_sessions']} of {n['sessions']} sessions"
+    print(f"last {a['days']} days, calls made inside agent sessions:")
+    print(f"  reach               {pct(n['reach'])} ({sessions})")
+    print(f"  calls per session   {n['calls_per_reaching_session'] or 'n/a'}")
+    print(f"  found nothing       {pct(n['empty_search_share'])} of searches")
+    print(f"  failed              {pct(n['failed_share'])} of calls")
+    print(f"  latency             p50 {n['p50_ms'] or 'n/a'} ms, p95 {n['p95_ms'] or 'n/a'} ms")
+    calls = a["calls"]
+    print(f"calls: {calls['agent']} in sessions, {calls['outside_sessions']} outside "
+          "(scripts, not counted above)")
+    for tool, count in calls["by_tool"].items():
+        print(f"  {tool:<16} {count}")
+    hooks = a["hooks"]
+    print(f"hook: {hooks['runs']} runs, {hooks['hints']} hints, {hooks['nudges']} nudges")
+    if a["found_nothing"]:
+        print("found nothing:")
+        for q in a["found_nothing"]:
+            print(f"  {q['times']:>3}x {q['tool']}: {q['query']}")
+    if a["slowest"]:
+        print("slowest:")
+        for s in a["slowest"][:5]:
+            print(f"  {s['ms']:>8} ms {s['tool']} {s['args']}")
+
+
 COMMANDS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
     "symbols": _symbols,
     "explain": _info("explain"),
@@ -243,7 +395,12 @@ COMMANDS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
     "dupes": _info("dupes"),
     "scan": _scan,
     "registry": _registry,
+    "sessions": _sessions,
+    "sync-sessions": _sync_sessions,
+    "sources": sources_commands.run,
+    "usage": _usage,
 }
+COMMANDS.update(cli_kb.COMMANDS)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -43,6 +43,15 @@ class Settings:
     nightly_hour: int = 4
     web_workers: int = 1
     max_results: int = 100
+    # The sources index (search.db) and the search API for SearXNG. Refreshes are off until
+    # channels or crawls are named.
+    sources_root: Path | None = None
+    search_token: str = ""
+    search_rate: int = 20
+    searxng_url: str = ""
+    youtube_channels: tuple[str, ...] = ()
+    subtitle_langs: tuple[str, ...] = ("en", "ru")
+    crawls: tuple[str, ...] = ()
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -50,8 +59,22 @@ class Settings:
         return self.home / "portfolio.db"
 
     @property
+    def sources_db(self) -> Path:
+        return (self.sources_root or self.home / "sources") / "search.db"
+
+    @property
     def sessions_db(self) -> Path:
         return self.home / "sessions.db"
+
+    @property
+    def kb_db(self) -> Path:
+        """The index of the KB at kb_path: under home, one file per KB folder (the KB itself
+        may be read-only, and several KBs must never mix)."""
+        from solograph.kb.paths import kb_db_path
+
+        if self.kb_path is None:
+            raise ConfigError("no knowledge base: set KB_PATH to the folder of your notes")
+        return kb_db_path(self.home, self.kb_path)
 
     def with_(self, **changes) -> Settings:
         return replace(self, **changes)
@@ -94,6 +117,13 @@ class Settings:
             nightly_hour=_hour(env),
             web_workers=_int(env, "SOLOGRAPH_WEB_WORKERS", 1),
             max_results=_int(env, "SOLOGRAPH_MAX_RESULTS", 100),
+            sources_root=_path(env, "SOURCES_ROOT"),
+            search_token=env.get("SOLOGRAPH_SEARCH_TOKEN", "").strip(),
+            search_rate=_int(env, "SOLOGRAPH_SEARCH_RATE", 20),
+            searxng_url=env.get("SOLOGRAPH_SEARXNG_URL", "").strip().rstrip("/"),
+            youtube_channels=_split_list(env.get("SOLOGRAPH_YOUTUBE_CHANNELS", "")),
+            subtitle_langs=_split_list(env.get("SOLOGRAPH_SUBTITLE_LANGS", "")) or ("en", "ru"),
+            crawls=_split_list(env.get("SOLOGRAPH_CRAWLS", "")),
         )
 
     @property
@@ -119,6 +149,15 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
     if value <= 0:
         raise ConfigError(f"{name} must be positive, got {value}")
     return value
+
+
+def _path(env: Mapping[str, str], name: str) -> Path | None:
+    raw = env.get(name, "").strip()
+    return Path(raw).expanduser() if raw else None
+
+
+def _split_list(raw: str) -> tuple[str, ...]:
+    return tuple(w.strip() for w in raw.split(",") if w.strip())
 
 
 def _split_scope(raw: str) -> tuple[str, ...]:

@@ -11,8 +11,12 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from solograph import sessions, sources
 from solograph.config import Settings
 from solograph.errors import BadQuery, NotIndexed
+from solograph.kb import answers as kb_answers
+from solograph.kb.sync import KbIndex, open_kb
+from solograph.kb.sync import sync as kb_sync
 from solograph.portfolio import info, registry
 from solograph.portfolio.search import MAX_LIMIT, search_symbols
 from solograph.store import connect_reader, time_limit
@@ -82,3 +86,115 @@ def projects(conn: sqlite3.Connection) -> dict:
     return {"action": "projects", "count": len(rows), "projects": [
         {"name": r["name"], "path": r["path"], "files": r["files"],
          "definitions": r["definitions"], "scanned_at": r["scanned_at"]} for r in rows]}
+
+
+@contextmanager
+def _sessions(settings: Settings, *, bounded: bool = True) -> Iterator[sqlite3.Connection]:
+    """The session index, synced with the transcripts folder first (new and grown files are
+    read; nothing is written when nothing changed). `bounded`: under the query time limit."""
+    conn = sessions.open_index(settings.sessions_db)
+    try:
+        report = sessions.sync(conn, settings.claude_projects)
+        if report["missing"] and not conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone():
+            raise NotIndexed(f"no sessions indexed, and the transcripts folder "
+                             f"{report['transcripts']} does not exist",
+                             hint="set CLAUDE_PROJECTS_PATH to Claude Code's projects folder "
+                                  "(default ~/.claude/projects)")
+        if not bounded:
+            yield conn
+            return
+        with time_limit(conn, settings.query_timeout_ms):
+            yield conn
+    finally:
+        conn.close()
+
+
+def session_search(settings: Settings, query: str, *, project: str | None = None,
+                   limit: int = 10, session: str | None = None,
+                   exclude_session: str | None = None) -> dict:
+    """Past Claude Code sessions holding the query's words, archived ones too; with `session`,
+    the messages of that one session that hold them, with their neighbours."""
+    if not query or not query.strip():
+        raise BadQuery("empty query", hint='give words the conversation held: "webhook retry"')
+    limit = max(1, min(limit, sessions.MAX_LIMIT))
+    with _sessions(settings) as conn:
+        if session:
+            return sessions.read_matches(conn, session, query, limit=limit)
+        scope = sessions.project_scope(project or "", exclude=exclude_session)
+        terms, hits = sessions.search(conn, query, limit=limit, scope=scope)
+    return {"query": query, "project": project, "count": len(hits),
+            "respelled": terms.respelled, "results": hits}
+
+
+def session_export(settings: Settings, session_id: str, *, fmt: str = "markdown") -> dict:
+    """One stored conversation, whole, as markdown or JSONL (`content`); works for sessions
+    whose transcript Claude Code has deleted."""
+    if not session_id or not session_id.strip():
+        raise BadQuery("no session id", hint="take it from a `solograph sessions` result")
+    with _sessions(settings, bounded=False) as conn:
+        return sessions.export(conn, session_id.strip(), fmt)
+
+
+def source_search(settings: Settings, query: str | None = None, *, action: str = "search",
+                  source: str | None = None, limit: int = 10) -> dict:
+    """The sources index (YouTube talks, launches, revenue pages, Telegram): search (each video
+    once, at its best chunk, linked at its second), list, tags, or related (query = video id).
+    The same answer for the CLI, the HTTP APIs (the search service included) and MCP."""
+    conn = sources.open_reader(settings.sources_db)
+    try:
+        with time_limit(conn, settings.query_timeout_ms):
+            return sources.answer(conn, action, query, source=source, limit=limit)
+    finally:
+        conn.close()
+
+
+@contextmanager
+def _kb(settings: Settings) -> Iterator[KbIndex]:
+    """The KB index, synced with the folder first (changed pages re-read, deleted dropped),
+    then under the query time limit."""
+    if settings.kb_path is None:
+        raise NotIndexed("no knowledge base is configured",
+                         hint="set KB_PATH to the folder of your notes (the CLI uses the "
+                              "current folder)")
+    kb = open_kb(settings.home, settings.kb_path)
+    try:
+        kb_sync(kb, max_bytes=settings.max_file_bytes)
+        with time_limit(kb.conn, settings.query_timeout_ms):
+            yield kb
+    finally:
+        kb.close()
+
+
+def kb_search(settings: Settings, query: str, *, path: str | None = None, pages: bool = False,
+              expand: bool = False, limit: int = 10) -> dict:
+    """Pages of the knowledge base for the query, each with its best section; with no path
+    the whole KB and the wiki in turn; `expand` adds up to 3 pages the hits link to most."""
+    with _kb(settings) as kb:
+        return kb_answers.search_answer(kb, query, path=path, pages=pages, expand=expand,
+                                        limit=max(1, min(limit, settings.max_results)))
+
+
+def kb_get(settings: Settings, ref: str) -> dict:
+    """One page (`wiki/x.md`, or a [[link]] target) or one section (`wiki/x.md#Heading`)."""
+    with _kb(settings) as kb:
+        return kb_answers.get_answer(kb, ref)
+
+
+def kb_graph(settings: Settings, *, path: str | None = None, page: str | None = None,
+             check: bool = False) -> dict:
+    """The wiki's link graph (or a folder's): hubs, connectors, orphans, broken links, pages
+    missing from index.md; with `page`, its backlinks and links; `check`: problems only."""
+    with _kb(settings) as kb:
+        return kb_answers.graph_answer(kb, path=path, page=page, check=check)
+
+
+def kb_hint(settings: Settings, prompt: str, *, session: str | None = None) -> dict:
+    """The prompt hook's pointer to a wiki page, or none; each page once per session."""
+    with _kb(settings) as kb:
+        return kb_answers.hint_answer(kb, prompt, session=session, home=settings.home)
+
+
+def kb_aliases(settings: Settings, *, suggest: bool = False) -> dict:
+    """The alias table, or (`suggest`) the groups the KB already knows and the table lacks."""
+    with _kb(settings) as kb:
+        return kb_answers.aliases_answer(kb, suggested=suggest)

@@ -12,7 +12,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from solograph.errors import NotIndexed, QueryTimeout, StoreError
@@ -23,7 +22,11 @@ BUSY_TIMEOUT_S = 10.0
 @cache
 def migration_files(store: str) -> tuple[tuple[str, str], ...]:
     """(name, sql) for each migration of `store`, in the order they apply."""
-    folder = resources.files("solograph.migrations").joinpath(store)
+    # The package is a plain folder in every install (wheel, editable); reading it directly
+    # spares each process importlib.resources (13 ms, a sixth of the hook's budget).
+    import solograph.migrations as package
+
+    folder = Path(package.__file__).parent / store
     if not folder.is_dir():
         raise StoreError(f"no migrations for store {store!r}")
     files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)

@@ -18,11 +18,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from solograph.config import Settings, is_private
 from solograph.errors import BadQuery, SolographError
 from solograph.store import connect_reader
-from solograph.text.secrets import redact
+
+if TYPE_CHECKING:  # the hook imports this module: no YAML (config) or secret rules at import
+    from solograph.config import Settings
 
 SEARCH_TOOLS = ("symbol_search", "session_search", "kb_search", "source_search")
 # The suite of evals/ whose result ids each tool's answers use.
@@ -39,6 +41,8 @@ def _month_file(folder: Path, when: float) -> Path:
 
 
 def _redact_args(args: dict) -> dict:
+    from solograph.text.secrets import redact
+
     return {k: redact(v) if isinstance(v, str) else v for k, v in args.items()
             if v is not None}
 
@@ -71,6 +75,8 @@ class UsageLog:
     @classmethod
     def for_process(cls, settings: Settings, *, cwd: Path | None = None) -> UsageLog:
         """Disabled when the process was started inside a private folder."""
+        from solograph.config import is_private
+
         start = cwd or Path.cwd()
         try:
             private = is_private(start)

@@ -20,6 +20,7 @@ import pytest
 from solograph.config import Settings
 from solograph_services.common.jobs import create_celery, job_status
 from tests.support import procs
+from tests.support.transcripts import Transcripts
 
 # Database numbers by user: test_api 5, the worker stack 6, the crash test 7, beat 8, locks 9.
 DB = {"api": 5, "stack": 6, "crash": 7, "beat": 8, "locks": 9}
@@ -48,6 +49,7 @@ class Home:
     @property
     def env(self) -> dict[str, str]:
         env = {"SOLOGRAPH_HOME": str(self.home), "CODEGRAPH_SCAN_PATH": str(self.scan_path),
+               "CLAUDE_PROJECTS_PATH": str(self.claude_projects), "KB_PATH": "",
                "SOLOGRAPH_REDIS_URL": self.redis_url, "SOLOGRAPH_SCOPE": "",
                "PYTHONUNBUFFERED": "1"}
         # Never let the developer's token or host leak into a child process.
@@ -57,13 +59,21 @@ class Home:
         return env
 
     @property
+    def claude_projects(self) -> Path:
+        """One small real-shaped transcript, so the sessions sync has something to read."""
+        return self.home.parent / "claude-projects"
+
+    @property
     def settings(self) -> Settings:
-        return Settings(home=self.home, scan_paths=(self.scan_path,), redis_url=self.redis_url)
+        return Settings(home=self.home, scan_paths=(self.scan_path,), redis_url=self.redis_url,
+                        claude_projects=self.claude_projects)
 
 
 def make_home(base: Path, scan_path: Path, redis_url: str) -> Home:
     logs = base / "logs"
     logs.mkdir(parents=True, exist_ok=True)
+    Transcripts(base / "claude-projects").conversation(
+        "/home/dev/code/web-app", "fix the webhook retry in the billing worker", "Done.")
     return Home(home=base / "home", scan_path=scan_path, redis_url=redis_url, logs=logs)
 
 

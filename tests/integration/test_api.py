@@ -78,9 +78,16 @@ def test_domain_errors_map_to_statuses_with_the_core_body(client: TestClient):
     assert (r.status_code, r.json()["error"]) == (400, "bad_query")
     r = client.get("/v1/project_info", params={"action": "explain"})
     assert (r.status_code, r.json()["error"]) == (400, "bad_query")
-    for path in ("/v1/sessions", "/v1/kb", "/v1/sources"):
-        r = client.get(path)
-        assert (r.status_code, r.json()["error"]) == (404, "not_indexed")
+    r = client.get("/v1/sessions")  # no q
+    assert (r.status_code, r.json()["error"]) == (422, "bad_request")
+    assert "q" in r.json()["message"]
+    r = client.get("/v1/sessions", params={"q": "webhook"})  # no transcripts folder here
+    assert (r.status_code, r.json()["error"]) == (404, "not_indexed")
+    r = client.get("/v1/symbols", params={"q": "auth", "limit": 0})
+    assert (r.status_code, r.json()["error"]) == (422, "bad_request")
+    r = client.get("/v1/kb", params={"q": "sandbox"})  # these settings name no KB_PATH
+    assert (r.status_code, r.json()["error"]) == (404, "not_indexed")
+    assert "KB_PATH" in r.json()["hint"]
 
 
 def test_empty_home_is_not_indexed(settings: Settings):

@@ -18,8 +18,13 @@ from mcp.client.streamable_http import streamable_http_client
 
 from solograph import jobs
 from solograph.config import Settings
+from tests.support.kb import make_kb
 from tests.support.portfolio import make_portfolio
 from tests.support.procs import free_port, process, solograph_cmd, wait_for_http
+from tests.support.sources import TALK_ID, build_sources
+from tests.support.transcripts import Transcripts
+
+SESSION_ID = "5f0c2a9e-1d2b-4c3d-8e4f-a1b2c3d4e5f6"
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -38,6 +43,27 @@ CASES = [
     ("project_info", {"action": "dupes", "name": "auth middleware"}),
     ("project_info", {"action": "projects"}),
     ("project_info", {"action": "explain", "project": "nope"}),
+    ("kb_search", {"query": "sandbox"}),
+    ("kb_search", {"query": "песочница для агента", "pages": True, "expand": True}),
+    ("kb_search", {"query": "recipe units", "path": "wiki", "limit": 3}),
+    ("kb_search", {"query": 'NEAR("sandbox" OR) *draw'}),
+    ("kb_search", {"query": "!!!"}),
+    ("source_search", {"query": "pricing tiers"}),
+    ("source_search", {"query": "pricing tiers", "source": "youtube", "limit": 3}),
+    ("source_search", {"action": "list"}),
+    ("source_search", {"action": "list", "source": "producthunt", "limit": 2}),
+    ("source_search", {"action": "tags"}),
+    ("source_search", {"action": "related", "query": TALK_ID}),
+    ("source_search", {"query": 'NEAR("pricing" OR) *tiers'}),
+    ("source_search", {"query": "!!!"}),
+    ("source_search", {"action": "related", "query": "AAAAAAAAAAA"}),
+    ("session_search", {"query": "webhook retry"}),
+    ("session_search", {"query": "webhok retry billing", "limit": 1}),
+    ("session_search", {"query": "graphs", "project": "app"}),
+    ("session_search", {"query": "webhook", "session": SESSION_ID}),
+    ("session_search", {"query": "графами индекс"}),
+    ("session_search", {"query": 'NEAR("webhook" OR) *retry'}),
+    ("session_search", {"query": "!!!"}),
 ]
 
 
@@ -49,14 +75,25 @@ def anyio_backend() -> str:
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory) -> Settings:
     base = tmp_path_factory.mktemp("contract")
-    settings = Settings(home=base / "home", scan_paths=(make_portfolio(base),))
+    settings = Settings(home=base / "home", scan_paths=(make_portfolio(base),),
+                        kb_path=make_kb(base), claude_projects=base / "claude-projects")
     jobs.refresh_registry(settings)
     jobs.scan_portfolio(settings)
+    build_sources(settings, base)
+    transcripts = Transcripts(settings.claude_projects)
+    transcripts.conversation("/home/dev/code/web-app", "fix the webhook retry in billing",
+                             "The retry now backs off.", "and the webhook signature?", "Done.",
+                             session_id=SESSION_ID)
+    transcripts.conversation("/home/dev/code/app", "почини индекс по графами", "Готово.",
+                             "now the graphs page", "Done.")
     return settings
 
 
 def child_env(settings: Settings) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOLOGRAPH_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLOGRAPH_", "CLAUDE_"))}
+    env["CLAUDE_PROJECTS_PATH"] = str(settings.claude_projects)
+    if settings.kb_path is not None:
+        env["KB_PATH"] = str(settings.kb_path)
     return {**env, "SOLOGRAPH_HOME": str(settings.home), "PYTHONUNBUFFERED": "1"}
 
 
@@ -85,6 +122,25 @@ def via_cli(settings: Settings, tool: str, args: dict) -> str:
             argv += ["-p", args["project"]]
         if "limit" in args:
             argv += ["-n", str(args["limit"])]
+    elif tool == "session_search":
+        argv = ["sessions", args["query"]]
+        for key, flag in (("project", "-p"), ("limit", "-n"), ("session", "--session")):
+            if key in args:
+                argv += [flag, str(args[key])]
+    elif tool == "kb_search":
+        argv = ["kb", args["query"]]
+        if "path" in args:
+            argv += ["--path", args["path"]]
+        argv += [f"--{flag}" for flag in ("pages", "expand") if args.get(flag)]
+        if "limit" in args:
+            argv += ["-n", str(args["limit"])]
+    elif tool == "source_search":
+        action = args.get("action", "search")
+        argv = ["sources", action, *([args["query"]] if "query" in args else [])]
+        if "source" in args:
+            argv += ["-s", args["source"]]
+        if "limit" in args:
+            argv += ["-n", str(args["limit"])]
     else:
         action = args["action"]
         positional = args.get("project") or args.get("package") or args.get("name")
@@ -98,6 +154,12 @@ def via_api(base: str, tool: str, args: dict) -> str:
     if tool == "symbol_search":
         params = {"q": args["query"], **{k: v for k, v in args.items() if k != "query"}}
         url = f"{base}/v1/symbols?{urlencode(params)}"
+    elif tool in ("kb_search", "session_search"):
+        params = {"q": args["query"], **{k: v for k, v in args.items() if k != "query"}}
+        url = f"{base}/v1/{'kb' if tool == 'kb_search' else 'sessions'}?{urlencode(params)}"
+    elif tool == "source_search":
+        params = {("q" if k == "query" else k): v for k, v in args.items()}
+        url = f"{base}/v1/sources?{urlencode(params)}"
     else:
         url = f"{base}/v1/project_info?{urlencode(args)}"
     try:

@@ -124,12 +124,15 @@ def test_two_scans_of_one_project_run_one_after_the_other(stack: dict, svc):
 
 
 @pytest.mark.integration
-def test_unbuilt_indexes_fail_their_jobs_with_a_clear_error(stack: dict, svc):
-    for job in ("sync_sessions", "index_kb"):
-        status = svc.wait_for_job(stack["celery"], submit(stack["celery"], job))
-        assert status["state"] == "FAILURE"
-        assert status["error"]["error"] == "not_indexed"
-        assert "Traceback" not in json.dumps(status)
+def test_sessions_sync_runs_on_its_queue_and_kb_without_a_folder_fails_clearly(
+        stack: dict, svc):
+    synced = svc.wait_for_job(stack["celery"], submit(stack["celery"], "sync_sessions"))
+    assert synced["state"] == "SUCCESS", synced
+    assert (synced["result"]["sessions"], synced["result"]["messages"]) == (1, 2)
+    kb = svc.wait_for_job(stack["celery"], submit(stack["celery"], "index_kb"))
+    assert kb["state"] == "FAILURE"  # no KB_PATH in this home
+    assert kb["error"]["error"] in ("not_indexed", "config_error")
+    assert "Traceback" not in json.dumps(kb)
 
 
 @pytest.mark.integration
@@ -160,7 +163,7 @@ def test_cli_queued_scan_and_the_nightly_job_run_on_the_worker(stack: dict, svc)
     assert nightly["state"] == "SUCCESS", nightly
     assert nightly["result"]["scan"]["registry"] is not None
     sessions = svc.wait_for_job(celery, nightly["result"]["sync_sessions"])
-    assert (sessions["job"], sessions["state"]) == ("sync_sessions", "FAILURE")
+    assert (sessions["job"], sessions["state"]) == ("sync_sessions", "SUCCESS"), sessions
 
 
 def test_only_transient_faults_are_retried():

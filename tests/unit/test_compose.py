@@ -179,14 +179,19 @@ def test_solograph_services_run_as_the_host_user(services):
 
 def test_one_image_built_once_and_never_pulled(services):
     mine = _solograph_services(services)
+    search = mine.pop("search")  # the sources API has its own slim image (Dockerfile.search)
+    assert search["image"] == "solograph-search:latest"
+    assert search["build"]["dockerfile"] == "Dockerfile.search"
+    assert search.get("pull_policy") == "never"
     assert {s["image"] for s in mine.values()} == {"solograph:latest"}
     assert [n for n, s in mine.items() if "build" in s] == ["api"]
     for name, service in mine.items():
         assert service.get("pull_policy") == "never", name
 
 
-def test_dockerfile_takes_its_base_as_an_argument():
-    lines = [ln.strip() for ln in (ROOT / "Dockerfile").read_text(encoding="utf-8").splitlines()]
+@pytest.mark.parametrize("dockerfile", ["Dockerfile", "Dockerfile.search"])
+def test_dockerfile_takes_its_base_as_an_argument(dockerfile):
+    lines = [ln.strip() for ln in (ROOT / dockerfile).read_text(encoding="utf-8").splitlines()]
     arg = lines.index("ARG BASE=python:3.12-slim")
     froms = [i for i, ln in enumerate(lines) if ln.upper().startswith("FROM ")]
     assert froms and lines[froms[0]] == "FROM ${BASE}" and arg < froms[0]

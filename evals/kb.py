@@ -1,0 +1,135 @@
+"""The KB suites: kb_search over the two real wikis in ../shared/corpora/wiki/.
+
+- `21ideas`: the bilingual Bitcoin wiki laid out as Quartz publishes it, wiki/en and wiki/ru
+  (its links are [[en/...]] and [[ru/...]]), with its 312 Russian source articles in raw/ and
+  its docs/ beside the wiki: Russian notes outside the wiki, as the two lanes expect.
+- `ekgardt`: the agent-kept English wiki, `kb: pages: knowledge/`.
+
+Cases name their KB in `project` and may scope the search with `meta.path` (the Russian
+questions for English pages search wiki/en only, where no Russian page can answer). A result's
+id is `<kb>:<path from the KB root>`, e.g. `21ideas:wiki/en/concepts/taproot.md`.
+
+Three suites run the same cases: `kb` with the hand-kept alias tables in evals/kb_aliases/
+(the configuration a user has), `kb-noalias` without any, and `kb-suggested` with the groups
+`kb-aliases --suggest` proposes from each wiki itself. Needs SOLOGRAPH_CORPORA (skipped
+otherwise).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from evals.scoring import Case, QueryRefused, Unavailable
+
+EVALS = Path(__file__).resolve().parent
+CASES = EVALS / "kb.jsonl"
+ALIASES = EVALS / "kb_aliases"
+LIMIT = 20
+
+Log = Callable[[str], None]
+
+
+def corpora() -> Path:
+    raw = os.environ.get("SOLOGRAPH_CORPORA", "")
+    if not raw or not (Path(raw) / "wiki").is_dir():
+        raise Unavailable("SOLOGRAPH_CORPORA is not set (the real wikis live there)")
+    return Path(raw)
+
+
+def layout_21ideas(src: Path, root: Path) -> tuple[Path, Path]:
+    (root / "wiki").mkdir(parents=True)
+    (root / "wiki" / "en").symlink_to(src / "wiki-en")
+    (root / "wiki" / "ru").symlink_to(src / "wiki-ru")
+    for name in ("raw", "docs", "README.md", "CLAUDE.md"):
+        (root / name).symlink_to(src / name)
+    return root, root / "wiki"
+
+
+def layout_ekgardt(src: Path, root: Path) -> tuple[Path, Path]:
+    root.mkdir(parents=True)
+    for entry in src.iterdir():
+        if entry.name != "knowledge":
+            (root / entry.name).symlink_to(entry)
+    (root / "knowledge").mkdir()  # a real folder, so the alias table can be written in it
+    for entry in (src / "knowledge").iterdir():
+        (root / "knowledge" / entry.name).symlink_to(entry)
+    (root / ".solograph.yaml").write_text("kb:\n  pages: knowledge/\n", encoding="utf-8")
+    return root, root / "knowledge"
+
+
+KBS = {"21ideas": ("21ideas-wiki", layout_21ideas), "ekgardt": ("ekgardt-llm-wiki",
+                                                                layout_ekgardt)}
+
+
+@dataclass
+class KbRunner:
+    settings: dict[str, object]  # kb name -> Settings
+
+    def search(self, case: Case) -> list[str]:
+        from solograph import reads
+        from solograph.errors import BadQuery
+
+        kb = case.project or "21ideas"
+        path = case.meta.get("path") if case.meta else None
+        try:
+            answer = reads.kb_search(self.settings[kb], case.query, path=path, limit=LIMIT)
+        except BadQuery as exc:
+            raise QueryRefused(exc.message) from None
+        return [f"{kb}:{r['path']}" for r in answer["results"]]
+
+    def indexed(self, ids: tuple[str, ...]) -> set[str]:
+        import sqlite3
+
+        found = set()
+        for item in ids:
+            kb, _, path = item.partition(":")
+            conn = sqlite3.connect(self.settings[kb].kb_db)
+            try:
+                if conn.execute("SELECT 1 FROM docs WHERE path = ?", (path,)).fetchone():
+                    found.add(item)
+            finally:
+                conn.close()
+        return found
+
+
+def _open(aliases: str, log: Log) -> Iterator[KbRunner]:
+    from solograph import jobs, reads
+    from solograph.config import Settings
+
+    src = corpora() / "wiki"
+    with tempfile.TemporaryDirectory(prefix="solograph-kb-eval-") as tmp:
+        settings = {}
+        for name, (folder, layout) in KBS.items():
+            root, wiki = layout(src / folder, Path(tmp) / name)
+            s = Settings(home=Path(tmp) / "home", kb_path=root)
+            report = jobs.index_kb(s)
+            if aliases == "hand":
+                (wiki / "_aliases.yaml").write_text(
+                    (ALIASES / f"{name}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+            elif aliases == "suggested":
+                yaml = reads.kb_aliases(s, suggest=True)["yaml"]
+                (wiki / "_aliases.yaml").write_text(yaml, encoding="utf-8")
+            groups = reads.kb_aliases(s)["groups"]
+            log(f"kb ({aliases} aliases): {name}: {report['summary']}; {groups} alias groups")
+            settings[name] = s
+        yield KbRunner(settings)
+
+
+@contextmanager
+def open_runner(log: Log = print) -> Iterator[KbRunner]:
+    yield from _open("hand", log)
+
+
+@contextmanager
+def open_runner_noalias(log: Log = print) -> Iterator[KbRunner]:
+    yield from _open("none", log)
+
+
+@contextmanager
+def open_runner_suggested(log: Log = print) -> Iterator[KbRunner]:
+    yield from _open("suggested", log)

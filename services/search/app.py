@@ -1,0 +1,167 @@
+"""The sources search API for SearXNG and a team: GET /search, /sources, /health.
+
+    GET /search?q=pricing+tiers&source=youtube&n=5   -> reads.source_search(...), its bytes
+    GET /sources                                     -> what each source holds
+    GET /health                                      -> the index readable (no token needed)
+
+Every result carries `url`, `title` and `content` first, which is what SearXNG's
+`json_engine` reads (docs/searxng.md has the engine block). The app is plain ASGI: no web
+framework, so the slim image (Dockerfile.search) holds only uvicorn, PyStemmer and PyYAML
+besides the core. It is read-only (GET and HEAD), behind the shared Guard (Host, Origin and,
+when set, its own bearer token SOLOGRAPH_SEARCH_TOKEN) and a token bucket per client IP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import parse_qs
+
+from solograph import __version__, reads
+from solograph.config import Settings
+from solograph.errors import BadQuery, NotIndexed, QueryTimeout, SolographError, StoreError
+from solograph_services.common.security import Guard, check_bind
+from solograph_services.search.ratelimit import RateLimit, TokenBuckets
+
+log = logging.getLogger("solograph.search")
+
+DEFAULT_N = 10
+STATUS = ((BadQuery, 400), (NotIndexed, 404), (QueryTimeout, 504), (StoreError, 503))
+JSON = (b"content-type", b"application/json")
+
+
+def search_settings(settings: Settings) -> Settings:
+    """The service's own token: SOLOGRAPH_SEARCH_TOKEN, else the stack's SOLOGRAPH_TOKEN."""
+    return settings.with_(token=settings.search_token or settings.token)
+
+
+def store_health(settings: Settings) -> dict:
+    """Opens the index read-only (a probe writes nothing) and counts its documents."""
+    path = settings.sources_db
+    out = {"present": path.exists(), "readable": False, "documents": 0}
+    if not out["present"]:
+        return out
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
+        try:
+            out["documents"] = conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+            out["readable"] = True
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        pass
+    return out
+
+
+class SearchApp:
+    """The three endpoints; each read runs in a worker thread (SQLite is blocking)."""
+
+    def __init__(self, settings: Settings, *, threads: int = 8) -> None:
+        self.settings = settings
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="search")
+        self.routes: dict[str, Callable[[dict[str, str]], tuple[int, bytes]]] = {
+            "/search": self.search, "/sources": self.sources, "/health": self.health}
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send, self.pool)
+            return
+        if scope["type"] != "http":
+            return
+        route = self.routes.get(scope.get("path", ""))
+        method = scope.get("method", "GET")
+        if route is None:
+            status, body = 404, _error("not_found", "no such endpoint",
+                                       "use /search?q=..., /sources or /health")
+        elif method not in ("GET", "HEAD"):
+            status, body = 405, _error("method_not_allowed", "this API is read-only: GET only")
+        else:
+            params = _params(scope.get("query_string", b""))
+            loop = asyncio.get_running_loop()
+            status, body = await loop.run_in_executor(self.pool, self._answer, route, params)
+        headers = [JSON, (b"content-length", str(len(body)).encode()),
+                   (b"cache-control", b"no-store")]
+        if status == 405:
+            headers.append((b"allow", b"GET, HEAD"))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": b"" if method == "HEAD" else body})
+
+    def _answer(self, route: Callable, params: dict[str, str]) -> tuple[int, bytes]:
+        try:
+            return route(params)
+        except SolographError as exc:
+            status = next((code for cls, code in STATUS if isinstance(exc, cls)), 500)
+            return status, reads.to_json(exc.to_dict()).encode()
+        except Exception as exc:  # the log has the type; the client learns nothing internal
+            log.error("internal error: %s", type(exc).__name__)
+            return 500, _error("internal", "internal error")
+
+    def search(self, params: dict[str, str]) -> tuple[int, bytes]:
+        limit = _int(params.get("n") or params.get("limit"), DEFAULT_N, self.settings.max_results)
+        answer = reads.source_search(self.settings, params.get("q", ""), action="search",
+                                     source=params.get("source") or None, limit=limit)
+        return 200, reads.to_json(answer).encode()
+
+    def sources(self, params: dict[str, str]) -> tuple[int, bytes]:
+        limit = _int(params.get("n") or params.get("limit"), DEFAULT_N, self.settings.max_results)
+        answer = reads.source_search(self.settings, action="list",
+                                     source=params.get("source") or None, limit=limit)
+        return 200, reads.to_json(answer).encode()
+
+    def health(self, params: dict[str, str]) -> tuple[int, bytes]:
+        store = store_health(self.settings)
+        ok = store["readable"] or not store["present"]
+        body = {"ok": ok, "version": __version__, "service": "search", "sources": store}
+        return (200 if ok else 503), reads.to_json(body).encode()
+
+
+async def _lifespan(receive: Callable, send: Callable, pool: ThreadPoolExecutor) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            pool.shutdown(wait=False, cancel_futures=True)
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def _params(raw: bytes) -> dict[str, str]:
+    parsed = parse_qs(raw.decode("utf-8", errors="replace"), keep_blank_values=True)
+    return {k: v[0] for k, v in parsed.items() if v}
+
+
+def _int(raw: str | None, default: int, most: int) -> int:
+    if raw is None or raw == "":
+        return min(default, most)
+    if not raw.strip().isdigit() or not 1 <= int(raw) <= most:
+        raise BadQuery(f"n must be a number from 1 to {most}, got {raw!r}")
+    return int(raw)
+
+
+def _error(code: str, message: str, hint: str = "") -> bytes:
+    body = {"error": code, "message": message, **({"hint": hint} if hint else {})}
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def create_app(settings: Settings) -> Callable:
+    """The ASGI app: rate limit (per client IP), then the Guard, then the endpoints."""
+    guarded = search_settings(settings)
+    check_bind(guarded)
+    app = Guard(SearchApp(guarded), guarded, public=("/health",))
+    rate = float(settings.search_rate)
+    return RateLimit(app, TokenBuckets(rate=rate, burst=max(1.0, 2 * rate)))
+
+
+def serve(settings: Settings) -> None:
+    """Run on settings.host:search_port with uvicorn (refuses 0.0.0.0 without a token)."""
+    import uvicorn
+
+    check_bind(search_settings(settings))
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.search_port,
+                log_level="info", access_log=False, proxy_headers=False, server_header=False,
+                lifespan="on")

@@ -1,0 +1,130 @@
+"""The alias table, wiki/_aliases.yaml: other spellings of a term, the term the KB writes last.
+
+    - [песочница, sandbox]
+    - [агент, agent]
+
+A query word matching an earlier member by stem also searches the last member; the last
+expands to nothing. One way on purpose: expanding both ways sent English queries to Russian
+pages. Every member's spelling joins the typo vocabulary, so a misspelt alias still expands.
+The parsed table is cached in the index beside the file's stat, so the hook never parses YAML
+for an unchanged table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from solograph.errors import ConfigError
+from solograph.text.spelling import edit_distance, max_edits
+from solograph.text.tokens import stems
+
+ALIASES_FILE = "_aliases.yaml"
+MIN_TYPO_LEN = 5
+
+
+@dataclass(frozen=True)
+class AliasTable:
+    groups: tuple[tuple[str, ...], ...] = ()
+    _members: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, groups: list[list[str]]) -> AliasTable:
+        members: dict[tuple[str, ...], tuple[str, ...]] = {}
+        for group in groups:
+            target = tuple(stems(group[-1]))
+            if not target:
+                continue
+            for member in group[:-1]:
+                key = tuple(stems(member))
+                if key and key != target:
+                    members.setdefault(key, target)
+        return cls(tuple(tuple(g) for g in groups), members)
+
+    def __len__(self) -> int:
+        return len(self.groups)
+
+    def expand(self, query: list[str]) -> dict[tuple[str, ...], tuple[str, ...]]:
+        """{member stems found in the query: the last member's stems to search as well}."""
+        have = set(query)
+        return {m: t for m, t in self._members.items() if set(m) <= have and not set(t) <= have}
+
+    def vocabulary(self) -> set[str]:
+        out: set[str] = set()
+        for member, target in self._members.items():
+            out.update(member)
+            out.update(target)
+        return out
+
+    def respell(self, term: str) -> str | None:
+        """A member stem one edit from `term` (two from 8 letters), for a rare query word."""
+        if len(term) < MIN_TYPO_LEN:
+            return None
+        limit = max_edits(term)
+        best = sorted((edit_distance(term, w, limit), w) for w in self.vocabulary()
+                      if w != term and abs(len(w) - len(term)) <= limit)
+        return best[0][1] if best and best[0][0] <= limit else None
+
+
+def aliases_path(root: Path, pages: str) -> Path:
+    return root / pages / ALIASES_FILE if pages else root / ALIASES_FILE
+
+
+def load(conn: sqlite3.Connection, path: Path) -> AliasTable:
+    """The table at `path` (empty when there is none), parsed again only when it changed."""
+    try:
+        st = os.stat(path)
+        stat = f"{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        return AliasTable()
+    row = conn.execute("SELECT value FROM meta WHERE key = 'aliases'").fetchone()
+    if row is not None:
+        cached = json.loads(row[0])
+        if cached.get("stat") == stat and cached.get("path") == str(path.resolve()):
+            return AliasTable.of(cached["groups"])
+    groups = parse(path.read_text(encoding="utf-8", errors="replace"), str(path))
+    value = json.dumps({"stat": stat, "path": str(path.resolve()), "groups": groups},
+                       ensure_ascii=False)
+    with contextlib.suppress(sqlite3.OperationalError):  # read-only or busy: parse next time
+        conn.execute("INSERT INTO meta (key, value) VALUES ('aliases', ?) ON CONFLICT(key) "
+                     "DO UPDATE SET value = excluded.value", (value,))
+    return AliasTable.of(groups)
+
+
+def parse(text: str, where: str = ALIASES_FILE) -> list[list[str]]:
+    """Groups from the YAML text: a list of lists of two or more spellings."""
+    import yaml  # only when the table changed
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{where}: invalid YAML: {exc}",
+                          hint="one group per line: - [песочница, sandbox]") from None
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise ConfigError(f"{where}: expected a list of groups",
+                          hint="one group per line: - [песочница, sandbox]")
+    groups = []
+    for number, group in enumerate(data, 1):
+        if (not isinstance(group, list) or len(group) < 2
+                or not all(isinstance(m, str | int | float) for m in group)):
+            raise ConfigError(f"{where}: group {number} must list two or more spellings, "
+                              f"got {group!r}", hint="- [песочница, sandbox]")
+        groups.append([str(m).strip() for m in group if str(m).strip()])
+    return groups
+
+
+def to_yaml(groups: list[list[str]]) -> str:
+    """Groups as the file holds them, one flow list a line."""
+    return "".join("- [" + ", ".join(_quote(m) for m in g) + "]\n" for g in groups)
+
+
+def _quote(member: str) -> str:
+    plain = member and not any(c in member for c in ",[]{}:#&*!|>'\"%@`") \
+        and member == member.strip()
+    return member if plain else json.dumps(member, ensure_ascii=False)

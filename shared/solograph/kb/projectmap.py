@@ -1,0 +1,64 @@
+"""The project map the hook gives once per session: the registered project holding the
+session's folder, from the portfolio store (stack, size, languages, layers, first
+dependencies), and which tool answers what."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from types import SimpleNamespace
+
+TOOLS = ("Ask solograph before grepping: symbol_search finds where a name is defined in any "
+         "project; project_info explains a project (stack, deps), who shares a package, "
+         "duplicate names; session_search finds what past sessions said, tried or decided; "
+         "kb_search reads the user's notes and wiki.")
+MAX_DEPS = 10
+
+
+def find_project(conn: sqlite3.Connection, cwd: str) -> sqlite3.Row | None:
+    """The registered project whose folder holds `cwd` (the deepest one)."""
+    cwd = cwd.rstrip("/") or "/"
+    best = None
+    for row in conn.execute("SELECT id, name, path, removed, scanned_at FROM projects "
+                            "WHERE removed = 0"):
+        root = row["path"].rstrip("/")
+        if (cwd == root or cwd.startswith(root + "/")) and (
+                best is None or len(root) > len(best["path"].rstrip("/"))):
+            best = row
+    return best
+
+
+def project_map(db: Path, cwd: str) -> tuple[str, str] | None:
+    """(project name, the map's text) for the project holding `cwd`, or None."""
+    if not cwd or not db.exists():
+        return None
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.5)
+    conn.row_factory = sqlite3.Row
+    try:
+        row = find_project(conn, cwd)
+        if row is None or row["scanned_at"] is None:
+            return None
+        from solograph.portfolio.info import explain  # only when there is a map to give
+
+        project = SimpleNamespace(id=row["id"], name=row["name"], path=Path(row["path"]),
+                                  scanned_at=row["scanned_at"])
+        return row["name"], render(explain(conn, project))
+    finally:
+        conn.close()
+
+
+def render(e: dict) -> str:
+    size = e["size"]
+    lines = [f"Project map: {e['project']} ({e['path']}), from the solograph portfolio index.",
+             f"Stack: {', '.join(e['stack']) or 'unknown'}. Size: {size['files']} files, "
+             f"{size['lines']} lines, {size['definitions']} definitions."]
+    if e["languages"]:
+        lines.append("Languages: " + ", ".join(f"{x['language']} ({x['files']} files)"
+                                               for x in e["languages"][:6]) + ".")
+    if e["layers"]:
+        lines.append("Layers: " + ", ".join(f"{x['folder']}/ ({x['files']})"
+                                            for x in e["layers"][:8]) + ".")
+    if e["dependencies"]:
+        lines.append("First dependencies: " + ", ".join(e["dependencies"][:MAX_DEPS]) + ".")
+    lines.append(TOOLS)
+    return "\n".join(lines)

@@ -1,0 +1,179 @@
+"""KB search: pages by BM25 over three fields (title 2; catalog line, description, tags,
+aliases and file name 2; body 1), each hit naming its best heading section.
+
+Every query word is stemmed and searched as a prefix. A word in fewer than three pages is also
+searched as its neighbour in the index's vocabulary or in the alias table (text/spelling.py);
+a word matching an earlier member of an alias group also searches the group's last member.
+With no path, two lanes are taken in turn, the whole KB and the wiki, so a question still
+reaches a wiki page past notes elsewhere that match it better.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+
+from solograph.kb.aliases import AliasTable
+from solograph.text.spelling import RARE, doc_count, respell
+from solograph.text.tokens import fts_term, query_terms, stem, words
+
+MAX_LIMIT = 50
+WEIGHTS = "2.0, 2.0, 1.0"  # title; index_line, description, tags, aliases, file name; body
+SNIPPET = 240
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass
+class Query:
+    text: str
+    stems: list[str]
+    respelled: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)  # member -> last member, as stems
+    alternatives: list[tuple[str, ...]] = field(default_factory=list)  # OR of AND-groups
+
+    @property
+    def match(self) -> str:
+        parts = []
+        for alt in self.alternatives:
+            if len(alt) == 1:
+                parts.append(fts_term(alt[0]))
+            else:
+                parts.append("(" + " AND ".join(fts_term(t) for t in alt) + ")")
+        return " OR ".join(parts)
+
+    @property
+    def prefixes(self) -> tuple[str, ...]:
+        return tuple(sorted({t for alt in self.alternatives for t in alt}, key=len,
+                            reverse=True))
+
+
+def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query:
+    query = Query(text, query_terms(text))
+    spelled = list(query.stems)
+    for term in query.stems:
+        alt = respell(conn, "docs_fts", "docs_vocab", term)
+        if not alt and len(table) and doc_count(conn, "docs_fts", term, cap=RARE) < RARE:
+            alt = table.respell(term)
+        if alt and alt != term:
+            query.respelled[term] = alt
+            spelled.append(alt)
+    alternatives = [(t,) for t in spelled]
+    for member, target in table.expand(spelled).items():
+        query.aliases[" ".join(member)] = " ".join(target)
+        alternatives.append(target)
+    query.alternatives = list(dict.fromkeys(alternatives))
+    return query
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which documents a lane may return: an SQL condition over `d` (docs)."""
+
+    where: str = ""
+    params: tuple = ()
+    name: str = "kb"
+
+
+def scope_for(*, path: str | None, pages: bool) -> list[Scope]:
+    """The lanes of one search: a path or the wiki alone, else the whole KB then the wiki."""
+    if path:
+        prefix = path.strip().strip("/")
+        if prefix in ("", "."):  # the whole KB as one lane
+            return [Scope(name="path")]
+        esc = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return [Scope("(d.path = ? OR d.path LIKE ? ESCAPE '\\')", (prefix, esc + "/%"),
+                      "path")]
+    wiki = Scope("d.in_pages = 1", (), "wiki")
+    return [wiki] if pages else [Scope(), wiki]
+
+
+def rank(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
+         ) -> list[tuple[int, float]]:
+    """(doc id, bm25) best first; bm25 is lower-better, as FTS5 gives it. Among the best
+    2 x limit, a page whose title holds every word of the query comes first: a query that
+    names a page finds it even when another page repeats those words more often."""
+    where = f"AND {scope.where}" if scope.where else ""
+    hits = [(r[0], r[1]) for r in conn.execute(
+        f"SELECT d.id, bm25(docs_fts, {WEIGHTS}) AS r FROM docs_fts "
+        f"JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ? {where} "
+        "ORDER BY r, d.path LIMIT ?", (query.match, *scope.params, 2 * limit))]
+    if len(query.stems) > 1 and hits:
+        titled = {r[0] for r in conn.execute(
+            "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?",
+            ("{title}: (" + " AND ".join(fts_term(t) for t in query.stems) + ")",))}
+        hits.sort(key=lambda h: h[0] not in titled)  # stable: BM25 order within each
+    return hits[:limit]
+
+
+def interleave(lanes: list[list[tuple[int, float]]], limit: int) -> list[tuple[int, float, int]]:
+    """Take the lanes in turn, first lane first, skipping documents already taken:
+    (doc, bm25, lane index)."""
+    out: list[tuple[int, float, int]] = []
+    seen: set[int] = set()
+    for i in range(max((len(x) for x in lanes), default=0)):
+        for lane, hits in enumerate(lanes):
+            if i < len(hits) and hits[i][0] not in seen:
+                seen.add(hits[i][0])
+                out.append((hits[i][0], hits[i][1], lane))
+    return out[:limit]
+
+
+def search(conn: sqlite3.Connection, query: Query, *, path: str | None = None,
+           pages: bool = False, limit: int = 10) -> list[dict]:
+    limit = max(1, min(limit, MAX_LIMIT))
+    lanes = [rank(conn, query, scope, limit) for scope in scope_for(path=path, pages=pages)]
+    return [result(conn, query, doc, score) for doc, score, _ in interleave(lanes, limit)]
+
+
+def result(conn: sqlite3.Connection, query: Query, doc: int, score: float) -> dict:
+    row = conn.execute("SELECT path, title, description, index_line, in_pages FROM docs "
+                       "WHERE id = ?", (doc,)).fetchone()
+    section = best_section(conn, query, doc)
+    summary = row["description"] or row["index_line"]
+    return {
+        "path": row["path"],
+        "title": row["title"],
+        "section": section["heading"] if section else "",
+        "line": section["line"] if section else 1,
+        "summary": summary[:200],
+        "snippet": snippet(section["text"], query.prefixes) if section else "",
+        "score": float(f"{-score:.4g}"),  # BM25: higher is better, within one answer
+        "wiki": bool(row["in_pages"]),
+    }
+
+
+def best_section(conn: sqlite3.Connection, query: Query, doc: int) -> sqlite3.Row | None:
+    """The page's section that matches best; its first when only the title or summary did.
+    A page's sections have consecutive ids, so the search is bounded by rowid."""
+    low, high = conn.execute("SELECT MIN(id), MAX(id) FROM sections WHERE doc = ?",
+                             (doc,)).fetchone()
+    if low is None:
+        return None
+    found = conn.execute(
+        "SELECT rowid FROM sections_fts WHERE sections_fts MATCH ? AND rowid BETWEEN ? AND ? "
+        "ORDER BY bm25(sections_fts, 2.0, 1.0) LIMIT 1", (query.match, low, high)).fetchone()
+    sid = found[0] if found else low
+    return conn.execute("SELECT heading, line, text FROM sections WHERE id = ?",
+                        (sid,)).fetchone()
+
+
+def snippet(text: str, prefixes: tuple[str, ...], size: int = SNIPPET) -> str:
+    """About `size` characters of the section around its first matching word."""
+    from solograph.kb.markdown import plain  # not on the hook's path
+
+    flat = re.sub(r"\s+", " ", plain(text)).strip()
+    at = 0
+    for m in _WORD.finditer(flat):
+        if any(stem(w).startswith(prefixes) for w in words(m.group(0))):
+            at = m.start()
+            break
+    start = max(0, at - size // 4)
+    if start:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < at else start
+    out = flat[start:start + size]
+    if start + size < len(flat):
+        cut = out.rfind(" ")
+        out = (out[:cut] if cut > size // 2 else out) + " …"
+    return ("… " if start else "") + out

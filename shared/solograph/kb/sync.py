@@ -1,0 +1,319 @@
+"""The KB folder into its index: stat every file, re-read what changed, drop what went.
+
+A page is re-read only when its size or mtime changed. Links are resolved at sync, again for
+every page whenever a page appeared or went (a broken link may have found its page). What the
+catalog (index.md) says about each page is its `index_line`, searched with the title's
+weight. Every text stored passes through `redact` first; an index written under older rules
+is re-read from the files on open.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from solograph.errors import NotIndexed
+from solograph.kb.layout import Layout, config_stat, load_layout
+from solograph.kb.paths import kb_db_path
+from solograph.kb.resolve import Resolver
+from solograph.kb.walk import walk
+from solograph.store import connect_writer, transaction
+from solograph.text.tokens import index_text
+
+if TYPE_CHECKING:
+    from solograph.kb.markdown import Page
+
+STORE = "kb"
+CATALOG = "index.md"
+MAX_INDEX_LINE = 400
+
+
+@dataclass
+class KbIndex:
+    """An open KB index: the connection, the KB folder and its layout."""
+
+    conn: sqlite3.Connection
+    root: Path
+    layout: Layout
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@dataclass
+class SyncReport:
+    docs: int = 0
+    pages: int = 0
+    read: int = 0
+    deleted: int = 0
+    huge: list[str] = field(default_factory=list)
+    problems: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"docs": self.docs, "pages": self.pages, "read": self.read,
+                "deleted": self.deleted, "huge": self.huge, "problems": self.problems,
+                "seconds": round(self.seconds, 3)}
+
+
+def open_kb(home: Path, root: Path, *, busy_ms: int | None = None,
+            check_rules: bool = True) -> KbIndex:
+    """The index of the KB at `root` (created on first use), its layout checked. `busy_ms`
+    shortens the wait for a store locked by another writer (the hook's budget is short);
+    the hook also skips `check_rules` (re-reading every page redacted by newer rules), which
+    the next search or index run does, since loading the rules alone costs it 20 ms."""
+    root = Path(root).expanduser()
+    if not root.is_dir():
+        raise NotIndexed(f"the knowledge base folder {root} does not exist",
+                         hint="set KB_PATH (or --kb-path) to the folder of your notes")
+    conn = connect_writer(kb_db_path(home, root), STORE)
+    if busy_ms is not None:
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+    try:
+        layout = _layout(conn, root)
+        if check_rules:
+            _check_rules(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return KbIndex(conn, root, layout)
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) "
+                 "DO UPDATE SET value = excluded.value", (key, value))
+
+
+def _layout(conn: sqlite3.Connection, root: Path) -> Layout:
+    """The layout, parsed again only when .solograph.yaml changed; a changed layout makes the
+    next sync re-read everything (pages, exclusions)."""
+    stat = json.dumps(config_stat(root))
+    cached = _meta(conn, "layout")
+    if cached is not None and _meta(conn, "layout_stat") == stat:
+        return Layout.from_json(cached)
+    layout = load_layout(root)
+    with transaction(conn):
+        if cached is not None and cached != layout.to_json():
+            conn.execute("UPDATE docs SET size = -1")
+        _set_meta(conn, "layout", layout.to_json())
+        _set_meta(conn, "layout_stat", stat)
+    return layout
+
+
+def _check_rules(conn: sqlite3.Connection) -> None:
+    from solograph.text.secrets import RULES_VERSION
+
+    done = int(_meta(conn, "rules_version") or 0)
+    if done >= RULES_VERSION:
+        return
+    with transaction(conn):
+        conn.execute("UPDATE docs SET size = -1")  # every page is read (and redacted) again
+        _set_meta(conn, "rules_version", str(RULES_VERSION))
+
+
+def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000) -> SyncReport:
+    """Bring the index level with the folder (only the wiki folder with `pages_only`)."""
+    started = time.perf_counter()
+    layout, conn = kb.layout, kb.conn
+    under = layout.pages if pages_only else ""
+    listing = walk(kb.root, layout, under=under, max_bytes=max_bytes)
+    prefix = f"{under}/" if under else ""
+    stored = {r[0]: (r[1], r[2], r[3]) for r in conn.execute(
+        "SELECT path, id, size, mtime_ns FROM docs WHERE path >= ? AND path < ?",
+        (prefix, prefix + "\U0010ffff"))}
+    changed = [p for p, st in listing.pages.items()
+               if p not in stored or stored[p][1:] != st]
+    gone = [p for p in stored if p not in listing.pages]
+    stored_assets = {r[0] for r in conn.execute(
+        "SELECT path FROM assets WHERE path >= ? AND path < ?", (prefix, prefix + "\U0010ffff"))}
+    report = SyncReport(huge=sorted(listing.huge))
+    if changed or gone or stored_assets != listing.assets:
+        parsed = {p: _read(kb.root, p, listing.pages[p]) for p in changed}
+        with transaction(conn):
+            _write(kb, parsed, gone, listing.assets, stored_assets, set(stored))
+        report.read, report.deleted = len(parsed), len(gone)
+    report.docs, report.pages, report.problems = conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(in_pages), 0), COALESCE(SUM(problem != ''), 0) "
+        "FROM docs").fetchone()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+@dataclass
+class _Read:
+    stat: tuple[int, int]
+    page: Page
+
+
+def _read(root: Path, rel: str, stat: tuple[int, int]) -> _Read:
+    try:
+        data = (root / rel).read_bytes()
+    except OSError as exc:
+        from solograph.kb.markdown import Page
+
+        page = Page(title=PurePosixPath(rel).stem, problem=f"unreadable: {exc.strerror}")
+        return _Read(stat, page)
+    from solograph.kb.markdown import parse  # only when a page is read: the hook rarely is
+    from solograph.text.secrets import redact
+
+    text = redact(data.decode("utf-8", errors="replace"))
+    page = parse(text, rel)
+    if b"\x00" in data[:4096]:
+        page.problem = page.problem or "binary content"
+    return _Read(stat, page)
+
+
+def _write(kb: KbIndex, parsed: dict[str, _Read], gone: list[str], assets: set[str],
+           stored_assets: set[str], stored: set[str]) -> None:
+    conn, layout = kb.conn, kb.layout
+    for path in gone:
+        _delete(conn, path)
+    for path in stored_assets - assets:
+        conn.execute("DELETE FROM assets WHERE path = ?", (path,))
+    conn.executemany("INSERT OR IGNORE INTO assets (path) VALUES (?)",
+                     [(p,) for p in assets - stored_assets])
+    set_changed = bool(gone) or bool(set(parsed) - stored) or assets != stored_assets
+    resolver = _resolver(conn, layout)
+    for path in parsed:
+        resolver.add_page(path)
+    for path, read in sorted(parsed.items()):
+        _insert(conn, layout, resolver, path, read)
+    if set_changed:
+        _resolve_all(conn, resolver)
+    catalogs_touched = any(PurePosixPath(p).name.lower() == CATALOG
+                           for p in (*parsed, *gone))
+    if set_changed or catalogs_touched or parsed:
+        _index_lines(conn, only=None if (set_changed or catalogs_touched) else set(parsed))
+
+
+def _delete(conn: sqlite3.Connection, path: str) -> None:
+    row = conn.execute("SELECT id FROM docs WHERE path = ?", (path,)).fetchone()
+    if row is None:
+        return
+    _clear(conn, row[0])
+    conn.execute("DELETE FROM docs WHERE id = ?", (row[0],))
+
+
+def _clear(conn: sqlite3.Connection, doc: int) -> None:
+    """Drop what a page's text gave: its search rows, sections and links."""
+    conn.execute("DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections "
+                 "WHERE doc = ?)", (doc,))
+    conn.execute("DELETE FROM sections WHERE doc = ?", (doc,))
+    conn.execute("DELETE FROM links WHERE src = ?", (doc,))
+    conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (doc,))
+
+
+def _resolver(conn: sqlite3.Connection, layout: Layout) -> Resolver:
+    return Resolver((r[0] for r in conn.execute("SELECT path FROM docs")),
+                    (r[0] for r in conn.execute("SELECT path FROM assets")),
+                    pages_prefix=layout.pages_prefix)
+
+
+def _insert(conn: sqlite3.Connection, layout: Layout, resolver: Resolver, path: str,
+            read: _Read) -> None:
+    """Write one page read from disk; a page already indexed keeps its id, so the links
+    that point at it stay resolved."""
+    from solograph.kb.markdown import plain
+
+    page = read.page
+    catalog = PurePosixPath(path).name.lower() == CATALOG
+    values = (read.stat[0], read.stat[1], int(layout.in_pages(path)), int(catalog),
+              page.title, page.description, json.dumps(page.tags, ensure_ascii=False),
+              json.dumps(page.aliases, ensure_ascii=False), page.language, page.problem,
+              page.body)
+    row = conn.execute("SELECT id FROM docs WHERE path = ?", (path,)).fetchone()
+    if row is not None:
+        doc = row[0]
+        _clear(conn, doc)
+        conn.execute("UPDATE docs SET size = ?, mtime_ns = ?, in_pages = ?, catalog = ?, "
+                     "title = ?, description = ?, tags = ?, aliases = ?, language = ?, "
+                     "problem = ?, body = ?, index_line = '' WHERE id = ?", (*values, doc))
+    else:
+        doc = conn.execute(
+            "INSERT INTO docs (size, mtime_ns, in_pages, catalog, title, description, tags, "
+            "aliases, language, problem, body, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+            "?)", (*values, path)).lastrowid
+    body_stems = []  # the sections cover the body: it is stemmed once, for both tables
+    heads: dict[str, str] = {}
+    for seq, section in enumerate(page.sections):
+        sid = conn.execute("INSERT INTO sections (doc, seq, heading, line, text) "
+                           "VALUES (?, ?, ?, ?, ?)",
+                           (doc, seq, section.heading, section.line, section.text)).lastrowid
+        if section.heading not in heads:
+            heads[section.heading] = index_text(section.heading)
+            last = section.heading.rpartition(" > ")[2]
+            body_stems.append(index_text(last))
+        stems = index_text(plain(section.text))
+        body_stems.append(stems)
+        conn.execute("INSERT INTO sections_fts (rowid, heading, body) VALUES (?, ?, ?)",
+                     (sid, heads[section.heading], stems))
+    conn.execute("INSERT INTO docs_fts (rowid, title, meta, body) VALUES (?, ?, ?, ?)",
+                 (doc, index_text(page.title), index_text(meta_text(path, page, "")),
+                  " ".join(s for s in body_stems if s)))
+    rows = []
+    for link in page.links:
+        dst, asset = resolver.resolve(link.target, path)
+        rows.append((doc, link.target, link.heading, link.label, int(link.embed), link.line,
+                     link.context, dst, asset or ""))
+    conn.executemany(
+        "INSERT INTO links (src, target, heading, label, embed, line, context, dst, asset) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT id FROM docs WHERE path = ?), ?)", rows)
+
+
+def meta_text(path: str, page: Page | sqlite3.Row, index_line: str) -> str:
+    """The second field: the catalog's line, description, tags, aliases, the file name."""
+    if not isinstance(page, sqlite3.Row):
+        description, tags, aliases = page.description, page.tags, page.aliases
+    else:
+        description = page["description"]
+        tags, aliases = json.loads(page["tags"]), json.loads(page["aliases"])
+    name = PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
+    return "\n".join([index_line, description, " ".join(tags), " ".join(aliases), name])
+
+
+def _resolve_all(conn: sqlite3.Connection, resolver: Resolver) -> None:
+    rows = conn.execute("SELECT l.id, l.target, d.path, l.dst, l.asset, "
+                        "(SELECT path FROM docs WHERE id = l.dst) FROM links l "
+                        "JOIN docs d ON d.id = l.src").fetchall()
+    updates = []
+    for lid, target, source, _dst, asset, dst_path in rows:
+        page, new_asset = resolver.resolve(target, source)
+        if page != dst_path or (new_asset or "") != asset:
+            updates.append((page, new_asset or "", lid))
+    conn.executemany("UPDATE links SET dst = (SELECT id FROM docs WHERE path = ?), asset = ? "
+                     "WHERE id = ?", updates)
+
+
+def _index_lines(conn: sqlite3.Connection, only: set[str] | None) -> None:
+    """Set each page's index_line from the catalog lines that link it; rewrite the search row
+    of every page whose line changed."""
+    lines: dict[int, list[str]] = {}
+    for dst, context in conn.execute(
+            "SELECT l.dst, l.context FROM links l JOIN docs s ON s.id = l.src "
+            "WHERE s.catalog = 1 AND l.dst IS NOT NULL AND l.dst != l.src AND l.embed = 0 "
+            "ORDER BY s.path, l.line"):
+        bucket = lines.setdefault(dst, [])
+        if context and context not in bucket:
+            bucket.append(context)
+    where = "" if only is None else \
+        f"WHERE path IN ({','.join('?' * len(only))})"
+    for row in conn.execute(f"SELECT * FROM docs {where}", tuple(only or ())).fetchall():
+        line = " · ".join(lines.get(row["id"], []))[:MAX_INDEX_LINE]
+        if line == row["index_line"]:  # a page just (re)written has '' in both places
+            continue
+        conn.execute("UPDATE docs SET index_line = ? WHERE id = ?", (line, row["id"]))
+        old = conn.execute("SELECT title, body FROM docs_fts WHERE rowid = ?",
+                           (row["id"],)).fetchone()
+        conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (row["id"],))
+        conn.execute("INSERT INTO docs_fts (rowid, title, meta, body) VALUES (?, ?, ?, ?)",
+                     (row["id"], old[0], index_text(meta_text(row["path"], row, line)),
+                      old[1]))

@@ -1,0 +1,70 @@
+"""The files of a KB, by stat only: what a sync compares with the index before reading.
+
+Hidden files and folders (`.git`, `.obsidian`, `.solo`), `exclude:` rules and folders marked
+private (`.solograph-private`, `.metadata_never_index`) are never entered. Symbolic links are
+followed, once each.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from solograph.kb.layout import Layout
+from solograph.kb.resolve import MARKDOWN
+
+PRIVATE_MARKERS = (".solograph-private", ".metadata_never_index")
+
+
+@dataclass
+class Listing:
+    pages: dict[str, tuple[int, int]] = field(default_factory=dict)  # markdown: (size, mtime)
+    assets: set[str] = field(default_factory=set)  # every other file
+    huge: list[str] = field(default_factory=list)  # markdown over the size limit
+
+
+def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_000) -> Listing:
+    """Every file under root/`under` (a KB-relative folder, '' for all)."""
+    out = Listing()
+    start = root / under if under else root
+    seen: set[tuple[int, int]] = set()
+    stack = [(start, under)]
+    while stack:
+        folder, rel = stack.pop()
+        try:
+            st = os.stat(folder)
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            with os.scandir(folder) as entries:
+                items = list(entries)
+        except OSError:
+            continue
+        names = {e.name for e in items}
+        if any(m in names for m in PRIVATE_MARKERS):
+            continue
+        for entry in items:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            path = f"{rel}/{name}" if rel else name
+            if layout.exclude and layout.excluded(path):
+                continue
+            try:
+                if entry.is_dir():
+                    stack.append((Path(entry.path), path))
+                    continue
+                if not entry.is_file():
+                    continue
+                if not name.lower().endswith(MARKDOWN):
+                    out.assets.add(path)
+                    continue
+                est = entry.stat()
+            except OSError:
+                continue
+            if est.st_size > max_bytes:
+                out.huge.append(path)
+                continue
+            out.pages[path] = (est.st_size, est.st_mtime_ns)
+    return out

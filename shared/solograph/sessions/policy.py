@@ -1,0 +1,78 @@
+"""Which sessions stay out of the index: batch runs and private folders.
+
+A session started from a temporary folder (`claude -p` in /tmp, macOS's /var/folders, an
+agent's scratchpad) is a batch run, not a conversation anyone will look for. A session whose
+working folder is inside one holding a private marker (`.solograph-private`, or Spotlight's
+`.metadata_never_index`) is never indexed, and is purged when the marker appears later.
+
+Folder answers are cached for one sync (`fresh()`), so checking every session's folder before
+every search costs a few stats for each distinct folder.
+"""
+
+from __future__ import annotations
+
+import os
+
+from solograph.config import PRIVATE_MARKERS
+
+TEMP_ROOTS = ("/tmp", "/private/tmp", "/var/tmp", "/var/folders", "/private/var/folders",
+              "/dev/shm")
+TEMP_PARTS = ("scratchpad",)  # a folder of this name anywhere in the path
+
+
+class Policy:
+    """The rules: temp roots and folder names, private markers."""
+
+    def __init__(self, *, temp_roots: tuple[str, ...], markers: tuple[str, ...],
+                 temp_parts: tuple[str, ...] = ()) -> None:
+        self.temp_roots = temp_roots
+        self.temp_parts = temp_parts
+        self.markers = markers
+        self._private: dict[str, bool] = {}  # folder -> holds a marker
+        self._cwds: dict[str, bool] = {}  # cwd -> inside a marked folder
+
+    def fresh(self) -> Policy:
+        """The same rules with an empty cache: folders are judged again on each sync."""
+        return Policy(temp_roots=self.temp_roots, markers=self.markers,
+                      temp_parts=self.temp_parts)
+
+    def skip_reason(self, cwd: str) -> str:
+        if not cwd:
+            return ""
+        if self.is_temp(cwd):
+            return "temp"
+        return "private" if self.is_private(cwd) else ""
+
+    def is_temp(self, cwd: str) -> bool:
+        if any(part in self.temp_parts for part in cwd.split("/")):
+            return True
+        return any(cwd == root or cwd.startswith(root.rstrip("/") + "/")
+                   for root in self.temp_roots)
+
+    def is_private(self, cwd: str) -> bool:
+        if not cwd.startswith("/"):
+            return False  # a folder we cannot place is judged by nothing on this machine
+        known = self._cwds.get(cwd)
+        if known is None:
+            known = False
+            for folder in _folders(cwd):
+                marked = self._private.get(folder)
+                if marked is None:
+                    marked = self._private[folder] = any(
+                        os.path.exists(os.path.join(folder, m)) for m in self.markers)
+                if marked:
+                    known = True
+                    break
+            self._cwds[cwd] = known
+        return known
+
+
+def _folders(cwd: str) -> list[str]:
+    """`/a/b/c`, `/a/b`, `/a`, `/`."""
+    parts = cwd.rstrip("/").split("/")
+    return ["/".join(parts[:i]) or "/" for i in range(len(parts), 0, -1)]
+
+
+
+def default_policy() -> Policy:
+    return Policy(temp_roots=TEMP_ROOTS, temp_parts=TEMP_PARTS, markers=PRIVATE_MARKERS)

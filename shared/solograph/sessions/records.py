@@ -1,0 +1,263 @@
+"""Claude Code transcript lines, read from a byte offset and parsed into records.
+
+A transcript is JSONL, one record per line, discriminated by `type`. Only `user` and
+`assistant` records hold conversation; `summary`, `custom-title` and `ai-title` hold titles;
+everything else (progress, file-history-snapshot, queue-operation, system, attachment, ...) is
+bookkeeping and is skipped, most of it without being decoded. Lines that are not JSON objects,
+or not valid UTF-8, are counted and skipped: a transcript is written by another program while
+we read it, and a parser that crashes on one line loses the whole session.
+
+What a conversation record contributes:
+- a typed prompt (user, `message.content` a string or text blocks), with the lines Claude Code
+  writes itself told apart: `isMeta` caveats and skill bodies are dropped, `[Request
+  interrupted by user…]` is dropped, `<command-name>` wrappers keep only the command and its
+  arguments, `<local-command-stdout>` output is dropped, `isCompactSummary` is kept as
+  `compact` and `<task-notification>`s as `notice` (neither is the user's words);
+- an assistant reply: its text and thinking, and for each tool call the tool's name and its key
+  arguments (paths, commands, patterns, URLs, queries), never the bulk it wrote;
+- a tool result: only the id it answers (for pairing), never its content.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from solograph.text.tokens import index_text_long
+
+MAX_TEXT = 100_000  # characters kept of one record's text (a pasted log can be megabytes)
+MAX_ARG = 2_000  # characters kept of one tool argument
+
+# Arguments that say what a tool call was about; anything else (file contents, old/new
+# strings of an edit, timeouts, flags) is bulk or noise.
+KEY_ARGS = ("file_path", "path", "notebook_path", "command", "description", "pattern", "glob",
+            "url", "query", "prompt", "skill", "args", "subagent_type", "plan", "task_id",
+            "name", "title", "subject")
+# Tools whose every short string argument is its content (MCP servers: journal notes, ...).
+_MCP_PREFIX = "mcp__"
+
+# Compact JSON as Claude Code writes it; spaced JSON (other writers) is always decoded.
+_WANTED = re.compile(rb'"type":"(?:user|assistant|summary|custom-title|ai-title)"|"type": ')
+# A user line answering a tool call, as Claude Code writes it: its content opens with a
+# tool_result block. Such lines are half of a transcript's bytes and hold nothing indexed.
+_TOOL_RESULT = re.compile(
+    rb'"role":"user","content":\[\{"(?:tool_use_id":"[^"\\]*","type|type)":"tool_result"')
+_HEAD = 2048  # bytes of a line where the message begins, after the envelope fields
+
+_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+# Wrappers Claude Code writes into the user's turn; none of them is something the user typed.
+_MACHINE_TAGS = ("local-command-stdout", "local-command-stderr", "local-command-caveat",
+                 "bash-stdout", "bash-stderr", "system-reminder", "user-prompt-submit-hook")
+_NOTICE_TAGS = ("task-notification", "bash-input", "command-message")
+_LEADING_TAG = re.compile(r"\s*<([a-z][a-z0-9-]*)>")
+INTERRUPTED = "[Request interrupted by user"
+
+
+@dataclass(slots=True)
+class Record:
+    """One parsed line. `type` is the record's own type; `kind` (user/assistant only) says what
+    its text is: prompt, command, notice, compact or reply, or "" when it holds nothing to
+    index (a tool result, a meta line, an interruption)."""
+
+    type: str
+    uuid: str = ""
+    session_id: str = ""
+    cwd: str = ""
+    at: str = ""
+    kind: str = ""
+    text: str = ""
+    tools: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    sidechain: bool = False
+    title: str = ""  # summary / customTitle / aiTitle
+    leaf_uuid: str = ""
+    tool_uses: list[str] = field(default_factory=list)
+    tool_results: list[str] = field(default_factory=list)
+
+
+def whole_lines(fh: BinaryIO, offset: int) -> Iterator[tuple[int, bytes]]:
+    """(offset just past the line, line) for every complete line from `offset` on.
+
+    A last line without its newline is being written: it is not yielded, and the caller's
+    offset stays before it, so the next read picks it up whole. Memory is one line at a time.
+    """
+    fh.seek(offset)
+    for line in fh:
+        if not line.endswith(b"\n"):
+            return
+        offset += len(line)
+        yield offset, line
+
+
+def wanted(line: bytes) -> bool:
+    """Whether a line may hold something the index keeps; False only for lines that certainly
+    do not, which are most of them: progress and bookkeeping lines, and tool results. A text
+    block anywhere in a line (which would show as `"type":"text"` outside a JSON string) keeps
+    it, so a tool result never hides a prompt written beside it."""
+    if _WANTED.search(line) is None:
+        return False
+    return _TOOL_RESULT.search(line, 0, _HEAD) is None or b'"type":"text"' in line
+
+
+def decode(line: bytes) -> dict | None:
+    """The JSON object on a line, or None when it is not one (bad JSON, a bare value, a
+    half-decodable line)."""
+    try:
+        obj = json.loads(line)
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError alike
+        try:
+            obj = json.loads(line.decode("utf-8", "replace"))
+        except ValueError:
+            return None
+    return obj if isinstance(obj, dict) else None
+
+
+def parse(obj: dict) -> Record | None:
+    """The record a decoded line holds, or None for a type the index does not keep."""
+    kind = obj.get("type")
+    if kind in ("user", "assistant"):
+        return _conversation(obj, kind)
+    if kind == "summary":
+        return Record("summary", title=_str(obj.get("summary")),
+                      leaf_uuid=_str(obj.get("leafUuid")))
+    if kind == "custom-title":
+        return Record("custom-title", session_id=_str(obj.get("sessionId")),
+                      title=_str(obj.get("customTitle")))
+    if kind == "ai-title":
+        return Record("ai-title", session_id=_str(obj.get("sessionId")),
+                      title=_str(obj.get("aiTitle")))
+    return None
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _conversation(obj: dict, role: str) -> Record:
+    rec = Record(role, uuid=_str(obj.get("uuid")), session_id=_str(obj.get("sessionId")),
+                 cwd=_str(obj.get("cwd")), at=_str(obj.get("timestamp")),
+                 sidechain=obj.get("isSidechain") is True)
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if role == "assistant":
+        _reply(rec, content)
+    else:
+        _user(rec, content, meta=obj.get("isMeta") is True,
+              compact=obj.get("isCompactSummary") is True)
+    rec.text = rec.text[:MAX_TEXT]
+    return rec
+
+
+def _user(rec: Record, content: object, *, meta: bool, compact: bool) -> None:
+    texts: list[str] = []
+    if isinstance(content, str):
+        texts.append(content)
+    elif isinstance(content, list):
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text":
+                texts.append(_str(block.get("text")))
+            elif block.get("type") == "tool_result":
+                rec.tool_results.append(_str(block.get("tool_use_id")))
+    if meta:
+        return
+    kinds_texts = [classify(t) for t in texts]
+    kept = [(k, t) for k, t in kinds_texts if k]
+    if not kept:
+        return
+    if compact:
+        rec.kind = "compact"
+    else:
+        order = ("prompt", "command", "notice")
+        rec.kind = min((k for k, _ in kept), key=order.index)
+    rec.text = "\n\n".join(t for _, t in kept)
+
+
+def classify(text: str) -> tuple[str, str]:
+    """(kind, text to keep) of one piece of user text; kind "" means drop it."""
+    stripped = text.strip()
+    if not stripped or stripped.startswith(INTERRUPTED):
+        return "", ""
+    if "<command-name>" in stripped:
+        name = _COMMAND_NAME.search(stripped)
+        args = _COMMAND_ARGS.search(stripped)
+        kept = " ".join(m.group(1).strip() for m in (name, args) if m and m.group(1).strip())
+        return ("command", kept) if kept else ("", "")
+    tag = _LEADING_TAG.match(stripped)
+    if tag:
+        if tag.group(1) in _MACHINE_TAGS:
+            return "", ""
+        if tag.group(1) in _NOTICE_TAGS:
+            return "notice", stripped
+    return "prompt", stripped
+
+
+def _reply(rec: Record, content: object) -> None:
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        return
+    texts: list[str] = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            texts.append(_str(block.get("text")))
+        elif kind == "thinking":
+            texts.append(_str(block.get("thinking")))
+        elif kind == "tool_use":
+            name = _str(block.get("name")) or "tool"
+            rec.tool_uses.append(_str(block.get("id")))
+            rec.tools.append((name, key_args(name, block.get("input"))))
+    rec.text = "\n\n".join(t.strip() for t in texts if t.strip())
+    if rec.text or rec.tools:
+        rec.kind = "reply"
+
+
+def key_args(name: str, raw: object) -> dict[str, str]:
+    """The arguments of a tool call worth searching, as strings, each cut to MAX_ARG."""
+    if not isinstance(raw, dict):
+        return {}
+    out: dict[str, str] = {}
+    for key, value in raw.items():
+        if key in KEY_ARGS or name.startswith(_MCP_PREFIX):
+            text = _flatten(value)
+        elif key == "todos":  # TodoWrite: the plan, in the agent's words
+            text = _flatten([t.get("content") for t in value if isinstance(t, dict)]
+                            if isinstance(value, list) else "")
+        elif key == "questions":  # AskUserQuestion
+            text = _flatten([q.get("question") for q in value if isinstance(q, dict)]
+                            if isinstance(value, list) else "")
+        else:
+            continue
+        if text:
+            out[key] = text[:MAX_ARG]
+    return out
+
+
+def _flatten(value: object) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, list):
+        return "\n".join(s for s in (_flatten(v) for v in value) if s)
+    return ""
+
+
+def tool_text(tools: list[tuple[str, dict[str, str]]]) -> str:
+    """Tool calls as searchable text: `Bash: git status`."""
+    return "\n".join(f"{name}: {' '.join(args.values())}".rstrip() for name, args in tools)
+
+
+def entry_words(text: str, tools: list[tuple[str, dict[str, str]]]) -> str:
+    """What the index holds for one entry: the stems of its text and its tool calls."""
+    return index_text_long(text + "\n" + tool_text(tools) if tools else text)
+
+
+def tools_json(tools: list[tuple[str, dict[str, str]]]) -> str:
+    return json.dumps([[n, a] for n, a in tools], ensure_ascii=False,
+                      separators=(",", ":")) if tools else ""

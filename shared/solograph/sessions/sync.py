@@ -1,0 +1,123 @@
+"""Keeping the index in step with the transcripts folder; runs before every search.
+
+The folder is laid out as Claude Code writes it:
+
+    <root>/<encoded cwd>/<session>.jsonl                         a main transcript
+    <root>/<encoded cwd>/<session>/subagents/agent-<id>.jsonl    its Task sub-agents
+    <root>/<encoded cwd>/agent-<id>.jsonl                        sub-agents, older versions
+
+Folder names are never decoded (the encoding is lossy): a record's own `cwd` and `sessionId`
+say where and which session it belongs to, so a sub-agent file joins its parent session.
+
+A sync lists the folder and stats every file (a few milliseconds for thousands of files); when
+nothing changed it writes nothing and takes no lock. A transcripts folder that is missing
+altogether (not mounted, a typo in the setting) changes nothing: it is not read as "every
+transcript was deleted".
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from solograph.sessions import upkeep
+from solograph.sessions.ingest import Report, reset_file, sync_file
+from solograph.sessions.policy import Policy, default_policy
+from solograph.store import transaction
+
+Stat = tuple[str, int, int, int]  # kind, size, mtime_ns, inode
+
+
+def discover(root: Path) -> dict[str, Stat]:
+    """Every transcript file under `root`, by path relative to it."""
+    found: dict[str, Stat] = {}
+    for project in _listing(str(root)):
+        if not project.is_dir():
+            continue
+        for entry in _listing(project.path):
+            name = entry.name
+            if name.endswith(".jsonl") and entry.is_file():
+                kind = "subagent" if name.startswith("agent-") else "main"
+                _add(found, f"{project.name}/{name}", entry, kind)
+            elif entry.is_dir():
+                for agent in _listing(os.path.join(entry.path, "subagents")):
+                    if agent.name.endswith(".jsonl") and agent.is_file():
+                        _add(found, f"{project.name}/{name}/subagents/{agent.name}", agent,
+                             "subagent")
+    return found
+
+
+def _add(found: dict[str, Stat], rel: str, entry: os.DirEntry, kind: str) -> None:
+    try:
+        st = entry.stat()
+    except OSError:  # removed between listing and stat
+        return
+    found[rel] = (kind, st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _listing(path: str) -> list[os.DirEntry]:
+    try:
+        with os.scandir(path) as it:
+            return list(it)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return []
+
+
+def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None = None) -> dict:
+    """Read what changed under `root` into the index; returns counts of what was done."""
+    report = Report()
+    if root is None or not root.is_dir():
+        return {**report.to_dict(), "transcripts": str(root) if root else None,
+                "missing": True}
+    policy = (policy or default_policy()).fresh()
+    disk = discover(root)
+    report.files = len(disk)
+    known = {r["path"]: r for r in conn.execute(
+        "SELECT path, size, mtime_ns, inode, status FROM files")}
+    reopened = _privacy(conn, policy, report)
+    changed = sorted({rel for rel, st in disk.items() if _changed(known.get(rel), st)}
+                     | (reopened & disk.keys()))
+    sessions: dict[str, int] = {}
+    for rel in changed:
+        sync_file(conn, root, rel, disk[rel][0], policy=policy, sessions=sessions,
+                  report=report)
+    gone = [rel for rel, row in known.items() if rel not in disk and row["status"] == "live"]
+    if gone:
+        with transaction(conn):
+            for rel in gone:
+                report.deleted += conn.execute(
+                    "UPDATE files SET status = 'deleted' WHERE path = ? AND status = 'live'",
+                    (rel,)).rowcount
+    return {**report.to_dict(), "transcripts": str(root), "missing": False}
+
+
+def _changed(row: sqlite3.Row | None, st: Stat) -> bool:
+    if row is None or row["status"] == "deleted":
+        return True
+    if row["status"] != "live":
+        return False  # temp and private files are judged by their folder, not their bytes
+    return (row["size"], row["mtime_ns"], row["inode"]) != st[1:]
+
+
+def _privacy(conn: sqlite3.Connection, policy: Policy, report: Report) -> set[str]:
+    """Purge sessions whose folder is now private; return the files of sessions whose folder
+    no longer is, reset to be read again."""
+    private = [r[0] for r in conn.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd != ''")
+               if policy.is_private(r[0])]
+    purge = [(r[0], cwd) for cwd in private for r in conn.execute(
+        "SELECT session_id FROM sessions WHERE cwd = ?", (cwd,)).fetchall()]
+    reopen = [(r[0], r[1]) for r in conn.execute(
+        "SELECT id, path, cwd FROM files WHERE status = 'private'").fetchall()
+        if not policy.is_private(r[2])]
+    if not purge and not reopen:
+        return set()
+    with transaction(conn):
+        for session_id, cwd in purge:
+            if upkeep.purge_session(conn, session_id, cwd):
+                report.purged += 1
+        for file_id, _ in reopen:
+            reset_file(conn, file_id, report)
+        upkeep.refresh(conn, report.touched)
+        report.touched.clear()
+    return {path for _, path in reopen}

@@ -1,0 +1,132 @@
+"""Telegram: import a Telegram Desktop export (`result.json`) of a channel, group or chat.
+
+Telegram Desktop ("Export chat history", JSON) writes one object per chat: `name`, `type`,
+`id` and `messages`, each message with `id`, `type` ("message" or "service"), `date`,
+`from`, `text` (a string, or a list of strings and `{"type", "text", "href"?}` pieces) and
+`text_entities` (the same pieces, always a list), plus `reactions` in newer versions. A full
+account export nests the chats under `chats.list`. Each message with text becomes one document
+`telegram/<chat id>-<message id>`; reactions count as upvotes; service messages are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from solograph.errors import BadQuery
+from solograph.sources.store import Document, put
+
+SOURCE = "telegram"
+MAX_TITLE = 90
+MAX_BYTES = 2_000_000_000
+
+
+def _pieces_text(value: object) -> tuple[str, list[str]]:
+    """Plain text and links of a `text` / `text_entities` value."""
+    if isinstance(value, str):
+        return value, []
+    parts: list[str] = []
+    links: list[str] = []
+    for piece in value if isinstance(value, list) else []:
+        if isinstance(piece, str):
+            parts.append(piece)
+        elif isinstance(piece, dict):
+            parts.append(str(piece.get("text") or ""))
+            href = piece.get("href")
+            if isinstance(href, str) and href:
+                links.append(href)
+            elif piece.get("type") == "link" and piece.get("text"):
+                links.append(str(piece["text"]))
+    return "".join(parts), links
+
+
+def message_text(message: dict) -> tuple[str, list[str]]:
+    entities = message.get("text_entities")
+    if isinstance(entities, list) and entities:
+        return _pieces_text(entities)
+    return _pieces_text(message.get("text", ""))
+
+
+def _reactions(message: dict) -> int:
+    total = 0
+    for r in message.get("reactions") or []:
+        if isinstance(r, dict) and isinstance(r.get("count"), int):
+            total += max(0, r["count"])
+    return total
+
+
+def chats(data: object) -> Iterator[dict]:
+    """The chats of an export: one chat's `result.json`, or a full export's `chats.list`."""
+    if not isinstance(data, dict):
+        return
+    if isinstance(data.get("messages"), list):
+        yield data
+    nested = data.get("chats")
+    if isinstance(nested, dict) and isinstance(nested.get("list"), list):
+        yield from (c for c in nested["list"] if isinstance(c, dict)
+                    and isinstance(c.get("messages"), list))
+
+
+def documents(chat: dict, *, username: str = "") -> tuple[list[Document], int]:
+    """The documents of one chat, and how many messages were skipped as unreadable."""
+    chat_id = str(chat.get("id") or "").removeprefix("-100")
+    name = str(chat.get("name") or "Telegram")
+    kind = str(chat.get("type") or "")
+    channel_like = kind in ("public_channel", "private_channel", "public_supergroup",
+                            "private_supergroup")
+    docs, bad = [], 0
+    for message in chat["messages"]:
+        if not isinstance(message, dict) or message.get("type", "message") != "message":
+            continue
+        msg_id = message.get("id")
+        if not isinstance(msg_id, int):
+            bad += 1
+            continue
+        text, links = message_text(message)
+        text = text.strip()
+        if not text:
+            continue
+        if username:
+            url = f"https://t.me/{username.lstrip('@')}/{msg_id}"
+        elif channel_like and chat_id:
+            url = f"https://t.me/c/{chat_id}/{msg_id}"
+        else:
+            url = ""
+        first = text.splitlines()[0].strip()
+        title = f"{name}: {first[:MAX_TITLE]}" + ("…" if len(first) > MAX_TITLE else "")
+        docs.append(Document(
+            SOURCE, f"{chat_id or 'chat'}-{msg_id}", title, url, text,
+            str(message.get("date") or ""), upvotes=_reactions(message),
+            metadata={"chat": name, "chat_type": kind, "author": str(message.get("from") or ""),
+                      "links": links, "reactions": _reactions(message)}))
+    return docs, bad
+
+
+def import_export(conn: sqlite3.Connection, path: Path, *, username: str = "") -> dict:
+    """Index every message with text from a Telegram Desktop export file."""
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise BadQuery(f"{path} is larger than {MAX_BYTES} bytes")
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        raise BadQuery(f"no such file: {path}",
+                       hint="export with Telegram Desktop: chat menu → Export chat history → "
+                            "JSON, then pass its result.json") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadQuery(f"{path} is not a Telegram JSON export: {exc}") from None
+    found = list(chats(data))
+    if not found:
+        raise BadQuery(f"{path} holds no chat with messages",
+                       hint="choose the JSON format (not HTML) when exporting")
+    written, skipped, names = 0, 0, []
+    for chat in found:
+        docs, bad = documents(chat, username=username if len(found) == 1 else "")
+        written += put(conn, docs)
+        skipped += bad
+        names.append(str(chat.get("name") or chat.get("id")))
+    return {"source": SOURCE, "file": str(path), "chats": names, "indexed": written,
+            "skipped": skipped,
+            "summary": f"{written} messages indexed from {', '.join(names)}"
+                       + (f", {skipped} unreadable messages skipped" if skipped else "")}

@@ -1,0 +1,66 @@
+"""The alias table: its file, one-way expansion, and the groups `kb-aliases --suggest`
+reads from what the KB already says."""
+
+from __future__ import annotations
+
+import pytest
+
+from solograph import reads
+from solograph.config import Settings
+from solograph.errors import ConfigError
+from solograph.kb.aliases import AliasTable, parse, to_yaml
+from tests.support.kb import layout_21ideas, make_kb
+
+
+def test_expansion_goes_from_earlier_members_to_the_last_only():
+    table = AliasTable.of([["песочница", "sandbox"], ["agent jail", "agent sandbox"]])
+    assert table.expand(["песочниц"]) == {("песочниц",): ("sandbox",)}
+    assert table.expand(["sandbox"]) == {}
+    assert table.expand(["agent", "jail"]) == {("agent", "jail"): ("agent", "sandbox")}
+    assert table.expand(["jail"]) == {}
+    assert table.respell("песочнца") == "песочниц"
+
+
+@pytest.mark.parametrize("text", ["- [one]\n", "a: b\n", "- [a, [b]]\n", "- [unclosed\n"])
+def test_a_bad_table_is_an_error_naming_the_file(text):
+    with pytest.raises(ConfigError) as err:
+        parse(text, "wiki/_aliases.yaml")
+    assert "wiki/_aliases.yaml" in err.value.message
+
+
+def test_yaml_round_trip():
+    groups = [["песочница", "sandbox"], ["a, b", "c: d", "plain"]]
+    assert parse(to_yaml(groups)) == groups
+
+
+def test_suggestions_from_frontmatter_catalog_labels_and_headings(tmp_path):
+    pages = {
+        "wiki/index.md": "- [[sandboxing|Песочница для агентов]] — agents\n",
+        "wiki/sandboxing.md": "---\ntitle: Agent sandboxing\naliases: [agent jail]\n---\n"
+                              "## Атомарные свопы (Atomic Swaps)\n\ntext\n",
+        "wiki/en/money.md": "---\ntitle: Money\n---\nx\n",
+        "wiki/ru/money.md": "---\ntitle: Деньги\n---\nx\n",
+        "wiki/_aliases.yaml": "- [agent jail, Agent sandboxing]\n",
+    }
+    settings = Settings(home=tmp_path / "home", kb_path=make_kb(tmp_path, pages=pages,
+                                                                config=""))
+    answer = reads.kb_aliases(settings, suggest=True)
+    groups = {tuple(s["group"]): s["why"] for s in answer["suggested"]}
+    assert groups == {
+        ("Деньги", "Money"): "parallel pages wiki/ru/money.md and wiki/en/money.md",
+        ("Песочница для агентов", "Agent sandboxing"): "catalog line for wiki/sandboxing.md",
+        ("Атомарные свопы", "Atomic Swaps"): "heading in wiki/sandboxing.md",
+    }  # the frontmatter alias is in the table already
+    assert "- [Деньги, Money]\n" in answer["yaml"]
+    assert reads.kb_aliases(settings)["table"] == [["agent jail", "Agent sandboxing"]]
+
+
+def test_suggestions_on_the_bilingual_wiki(corpora, tmp_path):
+    root = layout_21ideas(corpora, tmp_path)
+    answer = reads.kb_aliases(Settings(home=tmp_path / "home", kb_path=root), suggest=True)
+    groups = [s["group"] for s in answer["suggested"]]
+    assert ["Мультиподпись", "Multisig"] in groups or \
+        any(g[-1] == "Multisig" for g in groups)
+    assert sum(s["why"].startswith("parallel pages") for s in answer["suggested"]) >= 50
+    assert all(g[-1].isascii() or not any("а" <= c <= "я" for c in g[-1].lower())
+               for g in groups)

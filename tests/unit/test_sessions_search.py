@@ -1,0 +1,220 @@
+"""Session ranking (all words first, typo respelling, three passes, the asker left out), reads
+of one session, exports, and the answers the CLI, HTTP and MCP adapters return."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from solograph import cli, reads
+from solograph.config import PRIVATE_MARKERS
+from solograph.errors import BadQuery, NotIndexed
+from solograph.sessions import open_index, project_scope, search, sync
+from solograph.sessions.policy import Policy
+from solograph.text.spelling import edit_distance, respell
+from tests.support.transcripts import Transcripts
+
+POLICY = Policy(temp_roots=("/nowhere-temp",), markers=PRIVATE_MARKERS)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    base = tmp_path_factory.mktemp("sessions")
+    t = Transcripts(base / "projects")
+    s = {
+        "all": t.conversation("/home/dev/alpha", "please add a webhook retry with backoff",
+                              "Added the retry loop."),
+        "many": t.conversation("/home/dev/alpha", "the webhook signature webhook check",
+                               "webhook handler: webhook webhook webhook verified"),
+        "spread": t.conversation("/home/dev/beta/sub", "the webhook fails on 502",
+                                 "We should retry on 5xx responses."),
+        "other": t.conversation("/home/dev/beta", "database migration for invoices"),
+        "typo": t.conversation("/home/dev/ops", "kubrenetes migration plan"),
+        "k1": t.conversation("/home/dev/ops", "kubernetes migration checklist"),
+        "k2": t.conversation("/home/dev/ops", "kubernetes cluster upgrade"),
+        "k3": t.conversation("/home/dev/ops", "kubernetes ingress rules"),
+        "ru": t.conversation("/home/dev/ru", "построить граф зависимостей проекта"),
+    }
+    conn = open_index(base / "home" / "sessions.db")
+    sync(conn, t.root, policy=POLICY)
+    yield conn, {k: v.id for k, v in s.items()}, base
+    conn.close()
+
+
+def ranked(conn, query, **kw):
+    terms, hits = search(conn, query, **kw)
+    return terms, [h["session"] for h in hits], hits
+
+
+def test_sessions_holding_every_word_come_first(world):
+    conn, ids, _ = world
+    _, order, hits = ranked(conn, "webhook retry")
+    assert set(order[:2]) == {ids["all"], ids["spread"]}
+    assert order[2] == ids["many"]  # the best BM25 for one word still comes after
+    assert [h["match"] for h in hits[:3]] == ["all", "all", "some"]
+    assert ids["other"] not in order
+    assert all(h["score"] > 0 for h in hits)
+
+
+def test_stemmed_prefixes_in_english_and_russian(world):
+    conn, ids, _ = world
+    assert ranked(conn, "webhooks retrying")[1][:2] == ranked(conn, "webhook retry")[1][:2]
+    assert ranked(conn, "графами зависимости")[1] == [ids["ru"]]
+
+
+def test_typo_respelled_and_three_passes(world):
+    conn, ids, _ = world
+    terms, order, hits = ranked(conn, "kubrenetes migration")
+    assert terms.respelled == {"kubrenet": "kubernet"}
+    assert order[0] == ids["typo"]  # every word as written
+    assert order[1] == ids["k1"]  # every word in either spelling
+    assert [h["match"] for h in hits[:2]] == ["all", "respelled"]
+    assert set(order[2:]) >= {ids["k2"], ids["k3"], ids["other"]}  # any word
+    assert {h["match"] for h in hits[2:]} == {"some"}
+    _, order, _ = ranked(conn, "kubrenetes cluster")
+    assert order[0] == ids["k2"]
+
+
+def test_common_and_short_words_are_not_respelled(world):
+    conn, _, _ = world
+    assert ranked(conn, "kubernetes")[0].respelled == {}
+    assert ranked(conn, "kubr")[0].respelled == {}
+
+
+def test_the_asking_session_is_left_out(world):
+    conn, ids, _ = world
+    _, order, _ = ranked(conn, "webhook retry", scope=project_scope("", exclude=ids["all"]))
+    assert ids["all"] not in order and order[0] == ids["spread"]
+
+
+def test_project_takes_its_subfolders(world):
+    conn, ids, _ = world
+    _, order, _ = ranked(conn, "webhook", scope=project_scope("beta"))
+    assert order == [ids["spread"]]
+    _, order, _ = ranked(conn, "webhook", scope=project_scope("alpha"))
+    assert set(order) == {ids["all"], ids["many"]}
+
+
+@pytest.mark.parametrize("query", [
+    'webhook AND "retry', "NEAR(webhook retry)", "webhook OR", "(((", "col:webhook",
+    "-webhook ^retry", "webhook*", "'; DROP TABLE sessions; --", '"""', "a:b:c {x} [y]",
+])
+def test_fts_syntax_in_a_query_is_never_an_error(world, query):
+    conn, _, _ = world
+    try:
+        search(conn, query)
+    except BadQuery:
+        pass
+    except sqlite3.Error as exc:  # pragma: no cover - the failure this test exists for
+        pytest.fail(f"{query!r} raised {exc!r}")
+
+
+@pytest.mark.parametrize("query", ["*", "   ", "!!! ???"])
+def test_a_query_without_words_is_a_bad_query(world, query):
+    conn, _, _ = world
+    with pytest.raises(BadQuery):
+        search(conn, query)
+
+
+@pytest.mark.parametrize(("a", "b", "d"), [
+    ("kubrenet", "kubernet", 1), ("proverk", "prvoerk", 1), ("index", "indx", 1),
+    ("session", "sesion", 1), ("abc", "abc", 0), ("graph", "grape", 1),
+    ("abcdef", "badcfe", 3), ("retry", "xxxxx", 5),
+])
+def test_edit_distance(a, b, d):
+    assert edit_distance(a, b, 2) == min(d, 3)
+
+
+def test_respell_needs_a_rare_word_and_a_common_neighbour(world):
+    conn, _, _ = world
+    assert respell(conn, "chunks_fts", "chunks_vocab", "kubrenet") == "kubernet"
+    assert respell(conn, "chunks_fts", "chunks_vocab", "kubernet") is None
+    assert respell(conn, "chunks_fts", "chunks_vocab", "zzzzzzz") is None
+
+
+# --------------------------------------------------------------------------- reads
+
+
+@pytest.fixture
+def settings_with(settings, world):
+    _, _, base = world
+    return settings.with_(claude_projects=base / "projects")
+
+
+def test_session_search_answer(settings_with, world):
+    _, ids, _ = world
+    answer = reads.session_search(settings_with, "webhook retry", limit=5)
+    assert set(answer) == {"query", "project", "count", "respelled", "results"}
+    assert answer["count"] == len(answer["results"]) <= 5
+    hit = answer["results"][0]
+    assert set(hit) == {"session", "project", "cwd", "title", "first", "last", "messages",
+                        "archived", "transcript", "resume", "snippet", "score", "match"}
+    assert hit["project"] in ("alpha", "sub")
+    assert hit["resume"] == f"claude --resume {hit['session']}"
+    assert "webhook" in hit["snippet"].lower()
+    json.loads(reads.to_json(answer))
+    excluded = reads.session_search(settings_with, "webhook retry",
+                                    exclude_session=ids["all"])
+    assert ids["all"] not in [r["session"] for r in excluded["results"]]
+    scoped = reads.session_search(settings_with, "webhook", project="beta")
+    assert [r["session"] for r in scoped["results"]] == [ids["spread"]]
+
+
+def test_reading_one_session_for_a_query(settings_with, world):
+    _, ids, _ = world
+    answer = reads.session_search(settings_with, "retry responses",
+                                 session=ids["spread"][:8])
+    assert answer["session"]["session"] == ids["spread"]
+    messages = answer["messages"]
+    assert [m["match"] for m in messages] == [False, True]
+    assert messages[0]["text"] == "the webhook fails on 502"  # the neighbour before
+    with pytest.raises(BadQuery):
+        reads.session_search(settings_with, "retry", session="nope-nope-nope")
+
+
+def test_export_markdown_and_jsonl_also_for_an_archived_session(settings, tmp_path):
+    t = Transcripts(tmp_path / "projects")
+    s = t.session("/home/dev/app")
+    s.prompt("export me please")
+    s.reply("Sure.", tools=[("Bash", {"command": "ls -la"})])
+    s.flush()
+    settings = settings.with_(claude_projects=t.root)
+    reads.session_search(settings, "export")
+    s.path.unlink()
+    md = reads.session_export(settings, s.id, fmt="markdown")
+    assert md["archived"] is True
+    assert md["content"].startswith("# export me please\n")
+    assert "## User · " in md["content"] and "- **Bash** `command: ls -la`" in md["content"]
+    jl = reads.session_export(settings, s.id, fmt="jsonl")
+    lines = [json.loads(x) for x in jl["content"].splitlines()]
+    assert lines[0]["type"] == "session" and lines[0]["transcript"] == "deleted"
+    assert [(x["role"], x["text"]) for x in lines[1:]] == [("user", "export me please"),
+                                                           ("assistant", "Sure.")]
+    assert lines[2]["tools"] == [{"name": "Bash", "input": {"command": "ls -la"}}]
+    with pytest.raises(BadQuery):
+        reads.session_export(settings, s.id, fmt="html")
+
+
+def test_no_transcripts_and_nothing_indexed_is_not_indexed(settings, tmp_path):
+    with pytest.raises(NotIndexed):
+        reads.session_search(settings.with_(claude_projects=tmp_path / "none"), "anything")
+
+
+def test_cli_sessions_export_and_sync(world, settings_with, monkeypatch, capsys):
+    _, ids, _ = world
+    monkeypatch.setenv("SOLOGRAPH_HOME", str(settings_with.home))
+    monkeypatch.setenv("CLAUDE_PROJECTS_PATH", str(settings_with.claude_projects))
+    assert cli.main(["sync-sessions", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sessions"] == 9
+    assert cli.main(["sessions", "webhook", "retry", "-n", "2", "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["query"] == "webhook retry" and answer["count"] == 2
+    assert cli.main(["sessions", "webhook retry"]) == 0
+    assert "claude --resume" in capsys.readouterr().out
+    assert cli.main(["sessions", "export", ids["ru"], "--format", "jsonl"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[1])["text"].startswith("построить")
+    assert cli.main(["sessions", "webhook", "--format", "jsonl"]) == 1
+    assert cli.main(["sessions", "retry", "--session", ids["spread"]]) == 0
+    assert ">>" in capsys.readouterr().out
