@@ -121,6 +121,26 @@ def test_usage_lines_never_hold_the_prompt(world):
     assert "quokka in summer" not in json.dumps(lines)
 
 
+def test_a_second_profile_logs_beside_its_own_store(world, tmp_path):
+    profile = tmp_path / "client-profile"
+    profile.mkdir()
+    run(world, prompt("u2", "feed the quokka"), "--kb-path", str(world["kb"]),
+        "--db-path", str(profile / "portfolio.db"))
+    lines = [json.loads(x) for f in (profile / "usage").glob("*.jsonl")
+             for x in f.read_text(encoding="utf-8").splitlines()]
+    assert [x["session"] for x in lines] == ["u2"]
+
+
+def test_nothing_is_logged_from_a_private_folder(world, tmp_path):
+    private = tmp_path / "nda"
+    private.mkdir()
+    (private / ".solograph-private").touch()
+    run(world, prompt("u3", "feed the quokka", cwd=str(private)))
+    lines = [x for f in (world["home"] / "usage").glob("*.jsonl")
+             for x in f.read_text(encoding="utf-8").splitlines()]
+    assert not any('"u3"' in x for x in lines)
+
+
 @pytest.mark.parametrize("raw", [b"", b"garbage", b"[1, 2]", b'{"hook_event_name": 3}',
                                  b'{"hook_event_name": "Stop"}', b"\xff\xfe\x00",
                                  b'{"hook_event_name": "UserPromptSubmit", "prompt": 5}',

@@ -114,7 +114,8 @@ def answer(argv: list[str], *, stdin, env, hint_only: bool = False) -> str:
                           hint_only=hint_only)
     if session and (pages or parts):
         state.save(folder, session, seen)
-    _log(home, cwd, session, event, pages, gate, score, started)
+    # Beside the portfolio store: a second profile (--db-path) keeps its own log.
+    _log(portfolio.parent, cwd, session, event, pages, gate, score, started)
     if not parts:
         return ""
     return json.dumps({"hookSpecificOutput": {"hookEventName": event,
@@ -169,12 +170,12 @@ def _kb(parts: list[str], pages: list[str], seen: dict, home: Path, root: Path, 
         kb.close()
 
 
-def _log(home: Path, cwd: str, session: str, event: str, pages: list[str],
+def _log(store_dir: Path, cwd: str, session: str, event: str, pages: list[str],
          gate: bool | None, score: float | None, started: float) -> None:
     """One usage line per run: the pages named and the gate, never the prompt."""
     from solograph.usage import UsageLog
 
-    log = UsageLog(home / "usage", enabled=not _private(Path(cwd or os.getcwd())))
+    log = UsageLog(store_dir / "usage", enabled=not _private(Path(cwd or os.getcwd())))
     log.hook_run(session=session or None, event=event, pages=pages, gate=gate, score=score,
                  ms=(time.perf_counter() - started) * 1000)
 
