@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from solograph import __version__, cli_kb, jobs, reads
+from solograph.cli_common import emit
 from solograph.config import Settings
 from solograph.errors import BadQuery, ConfigError, SolographError
 from solograph.sources import commands as sources_commands
@@ -147,14 +148,6 @@ def main(argv: list[str] | None = None,
         return 130
 
 
-def _emit(args: argparse.Namespace, answer: dict, render: Callable[[dict], None]) -> int:
-    if args.json:
-        print(reads.to_json(answer))
-    else:
-        render(answer)
-    return 0
-
-
 def _symbols(settings: Settings, args: argparse.Namespace) -> int:
     answer = reads.symbol_search(settings, args.query, project=args.project, limit=args.limit)
 
@@ -165,7 +158,7 @@ def _symbols(settings: Settings, args: argparse.Namespace) -> int:
             where = f"{r['project']}/{r['path']}:{r['line']}"
             scope = f"  in {r['scope']}" if r["scope"] else ""
             print(f"{r['name']:<32} {r['kind']:<10} {where}{scope}")
-    return _emit(args, answer, render)
+    return emit(args, answer, render)
 
 
 def _info(action: str) -> Callable[[Settings, argparse.Namespace], int]:
@@ -173,7 +166,7 @@ def _info(action: str) -> Callable[[Settings, argparse.Namespace], int]:
         answer = reads.project_info(settings, action, project=getattr(args, "project", None),
                                     package=getattr(args, "package", None),
                                     name=getattr(args, "name", None))
-        return _emit(args, answer, _render_info)
+        return emit(args, answer, _render_info)
     return run
 
 
@@ -279,7 +272,7 @@ def _registry(settings: Settings, args: argparse.Namespace) -> int:
             print(f"purged: {name} (its folder is now private)")
         print(f"{len(a['projects'])} projects registered "
               f"(scan paths: {', '.join(str(p) for p in settings.scan_paths)})")
-    return _emit(args, answer, render)
+    return emit(args, answer, render)
 
 
 def _sessions(settings: Settings, args: argparse.Namespace) -> int:
@@ -292,7 +285,7 @@ def _sessions(settings: Settings, args: argparse.Namespace) -> int:
     answer = reads.session_search(settings, " ".join(words), project=args.project,
                                   limit=args.limit, session=args.session,
                                   exclude_session=args.exclude_session)
-    return _emit(args, answer, _render_messages if args.session else _render_sessions)
+    return emit(args, answer, _render_messages if args.session else _render_sessions)
 
 
 def _render_sessions(a: dict) -> None:
@@ -348,10 +341,10 @@ def _usage(settings: Settings, args: argparse.Namespace) -> int:
     if args.export_queries:
         n = usage.export_queries(settings, Path(args.export_queries), days=args.days)
         answer = {"exported": n, "file": args.export_queries}
-        return _emit(args, answer, lambda a: print(
+        return emit(args, answer, lambda a: print(
             f"wrote {a['exported']} queries to {a['file']}: fill `expected`, then "
             "`python evals/run.py --suite SUITE --cases FILE`"))
-    return _emit(args, usage.report(settings, days=args.days), _render_usage)
+    return emit(args, usage.report(settings, days=args.days), _render_usage)
 
 
 def _render_usage(a: dict) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from solograph import jobs, reads
+from solograph.cli_common import emit
 from solograph.config import Settings
 from solograph.errors import BadQuery, ConfigError
 
@@ -95,22 +96,14 @@ def _settings(settings: Settings) -> Settings:
     return settings if settings.kb_path else settings.with_(kb_path=Path.cwd())
 
 
-def _emit(args: argparse.Namespace, answer: dict, render: Callable[[dict], None]) -> int:
-    if args.json:
-        print(reads.to_json(answer))
-    else:
-        render(answer)
-    return 0
-
-
 def _kb(settings: Settings, args: argparse.Namespace) -> int:
     settings = _settings(settings)
     words = args.query
     if words[0] == "get" and len(words) == 2:
-        return _emit(args, reads.kb_get(settings, words[1]), _render_page)
+        return emit(args, reads.kb_get(settings, words[1]), _render_page)
     answer = reads.kb_search(settings, " ".join(words), path=args.path, pages=args.pages,
                              expand=args.expand, limit=args.limit)
-    return _emit(args, answer, _render_search)
+    return emit(args, answer, _render_search)
 
 
 def _render_search(a: dict) -> None:
@@ -144,7 +137,7 @@ def _graph(settings: Settings, args: argparse.Namespace) -> int:
     answer = reads.kb_graph(_settings(settings), path=args.path, page=args.page,
                             check=args.check)
     code = 1 if args.check and not args.page and answer["problems"] else 0
-    _emit(args, answer, _render_graph)
+    emit(args, answer, _render_graph)
     return code
 
 
@@ -188,7 +181,7 @@ def _aliases(settings: Settings, args: argparse.Namespace) -> int:
             print(f"{a['file']}: {a['groups']} groups")
             for g in a["table"]:
                 print(f"- [{', '.join(g)}]")
-    return _emit(args, answer, render)
+    return emit(args, answer, render)
 
 
 def _hint(settings: Settings, args: argparse.Namespace) -> int:
@@ -202,14 +195,14 @@ def _hint(settings: Settings, args: argparse.Namespace) -> int:
     if args.kb_path:
         settings = settings.with_(kb_path=Path(args.kb_path).expanduser())
     answer = reads.kb_hint(_settings(settings), args.prompt, session=args.session)
-    return _emit(args, answer, lambda a: print("\n".join(x for x in (a["hint"], a["stack"])
+    return emit(args, answer, lambda a: print("\n".join(x for x in (a["hint"], a["stack"])
                                                         if x)) if a["hint"] or a["stack"]
                  else None)
 
 
 def _index(settings: Settings, args: argparse.Namespace) -> int:
     report = jobs.index_kb(_settings(settings))
-    return _emit(args, report, lambda a: print(a["summary"]))
+    return emit(args, report, lambda a: print(a["summary"]))
 
 
 def _hook(settings: Settings, args: argparse.Namespace) -> int:
@@ -244,7 +237,7 @@ def _memgate(settings: Settings, args: argparse.Namespace) -> int:
     out.write_text(gate.to_json(), encoding="utf-8")
     report["out"] = str(out)
     report["features"] = len(gate.weights)
-    return _emit(args, report, lambda a: print(
+    return emit(args, report, lambda a: print(
         f"AUC on the held-out {a['held_out']} of {a['prompts']} prompts: {a['auc_held_out']}; "
         f"threshold {a['threshold']}; {a['features']} features written to {a['out']}"))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -140,6 +140,44 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+RULES_KEY = "rules_version"
+
+
+def stored_rules(conn: sqlite3.Connection) -> int | None:
+    """The secrets-rules version the store's text was last redacted with (None: never)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (RULES_KEY,)).fetchone()
+    return int(row[0]) if row else None
+
+
+def reclean(conn: sqlite3.Connection, rewrite: Callable[[sqlite3.Connection], int], *,
+            version: int) -> int:
+    """Redact a store again when its text predates rules `version`.
+
+    `rewrite` redacts every stored text and returns how many rows changed; it runs in one
+    write transaction with secure_delete on, and when anything changed the file is vacuumed
+    and its WAL truncated, so no page on disk still holds what was removed. The store needs a
+    `meta (key, value)` table. Returns the rows changed (0 when the store was already clean)."""
+    done = stored_rules(conn)
+    if done is not None and done >= version:
+        return 0
+    changed = 0
+    conn.execute("PRAGMA secure_delete = ON")
+    try:
+        with transaction(conn):
+            done = stored_rules(conn)  # again, under the write lock: another process
+            if done is not None and done >= version:  # may have cleaned it meanwhile
+                return 0
+            changed = rewrite(conn)
+            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) "
+                         "DO UPDATE SET value = excluded.value", (RULES_KEY, str(version)))
+        if changed:
+            conn.execute("VACUUM")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.execute("PRAGMA secure_delete = OFF")
+    return changed
 
 
 @contextmanager

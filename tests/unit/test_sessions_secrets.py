@@ -8,7 +8,8 @@ from pathlib import Path
 from solograph.config import PRIVATE_MARKERS
 from solograph.sessions import ingest, open_index, search, sync
 from solograph.sessions.policy import Policy
-from solograph.sessions.upkeep import RULES_KEY, ensure_clean, stored_rules
+from solograph.sessions.upkeep import ensure_clean
+from solograph.store import RULES_KEY, stored_rules
 from solograph.text.secrets import RULES_VERSION, redact
 from tests.support.transcripts import Transcripts
 

@@ -12,8 +12,10 @@ import pytest
 from solograph import jobs, reads
 from solograph.config import Settings
 from solograph.errors import BadQuery, NotIndexed
-from solograph.sources import Document, answer, open_reader, put, store, writing
+from solograph.sources import Document, answer, open_reader, put, writing
 from solograph.sources.topics import add_topic, tag_text
+from solograph.store import stored_rules
+from solograph.text.secrets import RULES_VERSION
 from tests.support.sources import FILLER, TALK_ID, build_sources, telegram_export
 
 pytest.importorskip("yt_dlp")
@@ -199,7 +201,7 @@ def test_an_index_written_under_older_rules_is_cleaned_on_open(home, monkeypatch
         assert "AAHdq" not in text and "AAHdq" not in meta and "[REDACTED]" in text
         assert conn.execute("SELECT COUNT(*) FROM documents_fts WHERE documents_fts MATCH "
                             "'aahdqtcvch1vgwjxfseofsas0k5paldsaw0'").fetchone()[0] == 0
-        assert store.stored_rules(conn) == store.RULES_VERSION
+        assert stored_rules(conn) == RULES_VERSION
     finally:
         conn.close()
 

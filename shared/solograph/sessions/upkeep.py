@@ -18,10 +18,9 @@ from collections.abc import Iterable
 from solograph.sessions import titles
 from solograph.sessions.chunks import chunk_text, drop_chunks, fts_delete, fts_insert
 from solograph.sessions.records import entry_words, tools_json
-from solograph.store import transaction
+from solograph.store import reclean
 from solograph.text.secrets import RULES_VERSION, redact
 
-RULES_KEY = "rules_version"
 _BATCH = 5_000
 
 
@@ -95,37 +94,10 @@ def purge_session(conn: sqlite3.Connection, session_id: str, cwd: str = "") -> b
 # --------------------------------------------------------------------------- re-redaction
 
 
-def stored_rules(conn: sqlite3.Connection) -> int | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (RULES_KEY,)).fetchone()
-    return int(row[0]) if row else None
-
-
 def ensure_clean(conn: sqlite3.Connection) -> int:
     """Redact every stored text again when the index predates the current rules; returns the
     number of rows that changed (0 when the index was already clean)."""
-    version = stored_rules(conn)
-    if version is not None and version >= RULES_VERSION:
-        return 0
-    conn.execute("PRAGMA secure_delete = ON")
-    try:
-        with transaction(conn):
-            version = stored_rules(conn)  # again, under the write lock: another process
-            if version is not None and version >= RULES_VERSION:  # may have cleaned it
-                return 0
-            empty = conn.execute("SELECT 1 FROM entries LIMIT 1").fetchone() is None
-            changed = 0 if version is None and empty else _reredact(conn)
-            _set_rules(conn)
-        if changed:
-            conn.execute("VACUUM")
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        conn.execute("PRAGMA secure_delete = OFF")
-    return changed
-
-
-def _set_rules(conn: sqlite3.Connection) -> None:
-    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) "
-                 "DO UPDATE SET value = excluded.value", (RULES_KEY, str(RULES_VERSION)))
+    return reclean(conn, _reredact, version=RULES_VERSION)
 
 
 def _reredact(conn: sqlite3.Connection) -> int:

@@ -19,12 +19,11 @@ from pathlib import Path
 
 from solograph.errors import BadQuery, NotIndexed
 from solograph.sources.topics import seed_topics
-from solograph.store import connect_reader, connect_writer, transaction
+from solograph.store import connect_reader, connect_writer, reclean, stored_rules, transaction
 from solograph.text.secrets import RULES_VERSION, redact
 from solograph.text.tokens import index_text
 
 STORE = "sources"
-RULES_KEY = "rules_version"
 HINT = ("index a source first: `solograph sources index-youtube URL`, "
         "`solograph sources import-telegram result.json` or `solograph sources crawl producthunt`")
 # Upvotes at which the ranking nudge is full (+15%); it grows with log10 of the count.
@@ -204,30 +203,10 @@ def delete(conn: sqlite3.Connection, key: str) -> dict:
 # --------------------------------------------------------------------------- re-redaction
 
 
-def stored_rules(conn: sqlite3.Connection) -> int | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (RULES_KEY,)).fetchone()
-    return int(row[0]) if row else None
-
-
 def ensure_clean(conn: sqlite3.Connection) -> int:
     """Redact every stored text again when the index predates the current rules; returns the
     number of rows that changed."""
-    version = stored_rules(conn)
-    if version is not None and version >= RULES_VERSION:
-        return 0
-    changed = 0
-    conn.execute("PRAGMA secure_delete = ON")
-    try:
-        with transaction(conn):
-            changed = _reredact(conn)
-            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) "
-                         "DO UPDATE SET value = excluded.value", (RULES_KEY, str(RULES_VERSION)))
-        if changed:
-            conn.execute("VACUUM")
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        conn.execute("PRAGMA secure_delete = OFF")
-    return changed
+    return reclean(conn, _reredact, version=RULES_VERSION)
 
 
 def _reredact(conn: sqlite3.Connection) -> int:
