@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint bench eval eval-baseline clean
+.PHONY: install test lint bench bench-all eval eval-baseline clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,12 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/portfolio_bench.py
+
+bench-all: bench
+	$(PY) bench/api_bench.py
+	$(PY) bench/kb_bench.py
+	$(PY) bench/sources_bench.py
+	$(PY) bench/sessions_bench.py
 
 eval: $(STAMP)
 	$(PY) evals/run.py --check
