@@ -1,0 +1,50 @@
+"""Kotlin and Java: queries and resolvers."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from solograph.portfolio.definitions.spec import Captures, Found, Spec, line_of, simple, text_of
+
+# Kotlin -------------------------------------------------------------------------------
+
+
+def _kotlin(tag: str, node: Node, caps: Captures, src: bytes) -> Found | None:
+    if tag != "kotlin_class":
+        return simple(tag, node, caps, src)
+    name = caps["name"][0]
+    kind = "class"
+    for child in node.children:
+        if child.type == "interface":
+            kind = "interface"
+        elif child.type == "enum":
+            kind = "enum"
+        elif child.is_named and child.type != "modifiers":
+            break
+    return Found(text_of(name, src), kind, line_of(name))
+
+
+# Queries ------------------------------------------------------------------------------
+
+_KOTLIN = """
+(function_declaration (simple_identifier) @name) @def.function
+(class_declaration (type_identifier) @name) @def.kotlin_class
+(object_declaration (type_identifier) @name) @def.class
+(type_alias (type_identifier) @name) @def.type
+"""
+
+_JAVA = """
+(class_declaration name: (identifier) @name) @def.class
+(record_declaration name: (identifier) @name) @def.class
+(interface_declaration name: (identifier) @name) @def.interface
+(annotation_type_declaration name: (identifier) @name) @def.interface
+(enum_declaration name: (identifier) @name) @def.enum
+(method_declaration name: (identifier) @name) @def.method
+(constructor_declaration name: (identifier) @name) @def.method
+(compact_constructor_declaration name: (identifier) @name) @def.method
+"""
+
+SPECS: dict[str, Spec] = {
+    "kotlin": Spec(_KOTLIN, _kotlin),
+    "java": Spec(_JAVA),
+}

@@ -1,0 +1,136 @@
+"""JavaScript, TypeScript and TSX: queries and resolvers."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from solograph.portfolio.definitions.spec import (
+    Captures,
+    Found,
+    Spec,
+    from_parts,
+    line_of,
+    name_node,
+    text_of,
+    unquote,
+)
+
+_JS_FUNCTIONS = frozenset({"function_expression", "generator_function", "arrow_function"})
+_JS_EXPORTS = ("module.exports", "exports")
+
+
+def _js_object(node: Node, src: bytes) -> str:
+    """``Router.prototype`` as written, without the spaces and line breaks of a chain."""
+    parts: list[str] = []
+    for _ in range(32):
+        prop = node.child_by_field_name("property") if node.type == "member_expression" else None
+        inner = node.child_by_field_name("object") if prop is not None else None
+        if prop is None or inner is None:
+            break
+        parts.append(text_of(prop, src))
+        node = inner
+    parts.append(" ".join(text_of(node, src).split()))
+    return ".".join(parts[::-1])
+
+
+def _js_assigned(node: Node, caps: Captures, src: bytes) -> Found | None:
+    """``obj.name = function () {}``: a method of obj (``Router.prototype.route`` is Router's,
+    ``this.name`` the enclosing class's, else the enclosing constructor function's), or a
+    function when obj is the module's exports; ``module.exports = function f() {}`` defines
+    ``f``. Functions passed as arguments (callbacks) are never matched, named or not.
+
+    In a chain (``req.get = req.header = function header() {}``) the outer names only span
+    their left side, so what the function defines nests in the innermost name alone."""
+    name, value = caps["name"][0], caps["value"][0]
+    span = (node.start_byte, name.end_byte) if value.type == "assignment_expression" else None
+    for _ in range(16):
+        if value is None or value.type != "assignment_expression":
+            break
+        value = value.child_by_field_name("right")
+    if value is None or value.type not in _JS_FUNCTIONS:
+        return None
+    obj = _js_object(caps["object"][0], src)
+    if obj == "module" and text_of(name, src) == "exports":
+        own = value.child_by_field_name("name")
+        if own is None:
+            return None
+        return Found(text_of(own, src), "function", line_of(own), span=span)
+    kind, of_class = "method", False
+    for head in (*_JS_EXPORTS, "this"):
+        if obj == head or obj.startswith(head + "."):
+            of_class = head == "this"
+            if obj == head and not of_class:
+                kind = "function"
+            obj = obj[len(head) + 1 :]
+            break
+    prefix = obj.removesuffix(".prototype")
+    return Found(text_of(name, src), kind, line_of(name), prefix, span=span, of_class=of_class)
+
+
+def _ts(tag: str, node: Node, caps: Captures, src: bytes) -> Found | None:
+    if tag == "assigned":
+        return _js_assigned(node, caps, src)
+    name = name_node(node, caps)
+    if name is None:
+        return None
+    if name.type == "string":  # declare module "foo"
+        return Found(unquote(text_of(name, src)), tag, line_of(name))
+    if name.type == "nested_identifier":  # namespace A.B
+        return from_parts(name, text_of(name, src).replace(" ", "").split("."), tag)
+    return Found(text_of(name, src), tag, line_of(name))
+
+
+# Queries ------------------------------------------------------------------------------
+
+_JS_COMMON = """
+(function_declaration name: (identifier) @name) @def.function
+(generator_function_declaration name: (identifier) @name) @def.function
+(class_body
+  (method_definition name: [(property_identifier) (private_property_identifier)] @name)
+  @def.method)
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @def.function
+(variable_declarator name: (identifier) @name value: (class)) @def.class
+(assignment_expression
+  left: (member_expression object: (_) @object property: (property_identifier) @name)
+  right: [(function_expression) (generator_function) (arrow_function) (assignment_expression)]
+  @value) @def.assigned
+"""
+
+_JAVASCRIPT = (
+    _JS_COMMON
+    + """
+(class_declaration name: (identifier) @name) @def.class
+(class_body
+  (field_definition property: (property_identifier) @name
+                    value: [(arrow_function) (function_expression)]) @def.method)
+"""
+)
+
+_TYPESCRIPT = (
+    _JS_COMMON
+    + """
+(function_signature name: (identifier) @name) @def.function
+(class_declaration name: (type_identifier) @name) @def.class
+(abstract_class_declaration name: (type_identifier) @name) @def.class
+(class_body
+  (abstract_method_signature name: [(property_identifier) (private_property_identifier)] @name)
+  @def.method)
+(class_body
+  (public_field_definition name: [(property_identifier) (private_property_identifier)] @name
+                           value: [(arrow_function) (function_expression)]) @def.method)
+(interface_body (method_signature name: (property_identifier) @name) @def.method)
+(interface_declaration name: (type_identifier) @name) @def.interface
+(type_alias_declaration name: (type_identifier) @name) @def.type
+(enum_declaration name: (identifier) @name) @def.enum
+(internal_module name: (_) @name) @def.module
+(module name: (_) @name) @def.module
+"""
+)
+
+SPECS: dict[str, Spec] = {
+    "typescript": Spec(_TYPESCRIPT, _ts),
+    "tsx": Spec(_TYPESCRIPT, _ts),
+    "javascript": Spec(_JAVASCRIPT, _ts),
+}

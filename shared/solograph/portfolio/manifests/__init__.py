@@ -1,0 +1,137 @@
+"""Dependencies a project declares in its package manifests: npm, pip, SPM, Gradle and Cargo.
+
+`parse_manifest` never raises. Broken JSON or TOML, wrong types, binary or huge files give
+whatever could still be read plus one message naming the problems; `parse_manifest_strict`
+is the variant that raises `ManifestError`. Swift and Gradle build scripts are programs, so
+they are read with patterns, not parsers: good enough for the declarations people write.
+
+Modules, one concept each: model (Package, ManifestError, normalize_name), tolerant (typed
+reads of JSON and TOML data, TOML salvage), scripts (comment and bracket scanning for build
+scripts), and one per manager family: npm, pip (pyproject.toml, setup.cfg, requirements
+files), cargo, spm, gradle.
+"""
+
+from __future__ import annotations
+
+import re
+
+from solograph.portfolio.manifests.cargo import parse_cargo
+from solograph.portfolio.manifests.gradle import parse_gradle
+from solograph.portfolio.manifests.model import DEV_GROUPS, ManifestError, Package, normalize_name
+from solograph.portfolio.manifests.npm import parse_npm
+from solograph.portfolio.manifests.pip import (
+    parse_pyproject,
+    parse_requirements,
+    parse_setup_cfg,
+    requirements_dev,
+)
+from solograph.portfolio.manifests.spm import parse_spm
+from solograph.portfolio.manifests.tolerant import load_toml
+
+__all__ = [
+    "DEV_GROUPS",
+    "MAX_CHARS",
+    "ManifestError",
+    "Package",
+    "manifest_kind",
+    "normalize_name",
+    "parse_manifest",
+    "parse_manifest_strict",
+]
+
+MAX_CHARS = 1_000_000
+
+
+def manifest_kind(filename: str) -> str | None:
+    """The package manager a manifest file belongs to, from its name alone."""
+    parts = filename.replace("\\", "/").rstrip("/").split("/")
+    name = parts[-1].lower()
+    parent = parts[-2].lower() if len(parts) > 1 else ""
+    if name == "package.json":
+        return "npm"
+    if name in ("pyproject.toml", "setup.cfg"):
+        return "pip"
+    if re.fullmatch(r"[\w.-]*requirements[\w.-]*\.(?:txt|in)", name) or (
+            parent == "requirements" and name.endswith((".txt", ".in"))):
+        return "pip"
+    if name == "package.swift":
+        return "spm"
+    if name in ("build.gradle", "build.gradle.kts"):
+        return "gradle"
+    if name == "cargo.toml":
+        return "cargo"
+    return None
+
+
+def parse_manifest(filename: str, text: str | bytes) -> tuple[list[Package], str | None]:
+    """Packages declared in one manifest, and a message when part of it could not be read."""
+    problems: list[str] = []
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            text = text.decode("utf-8", errors="replace")
+            problems.append("invalid UTF-8, undecodable bytes replaced")
+    if not isinstance(text, str):
+        return [], f"expected text, got {type(text).__name__}"
+    kind = manifest_kind(filename)
+    if kind is None:
+        return [], f"not a known manifest: {filename}"
+    if "\x00" in text:
+        return [], "binary content (NUL bytes), not a manifest"
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        return [], "empty file"
+    if len(text) > MAX_CHARS:
+        cut = text.rfind("\n", 0, MAX_CHARS)
+        problems.append(f"file too large ({len(text)} chars), read the first {MAX_CHARS}")
+        text = text[:cut if cut > 0 else MAX_CHARS]
+    name = filename.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if kind == "npm":
+        found = parse_npm(text, problems)
+    elif kind == "cargo":
+        found = parse_cargo(load_toml(text, problems), problems)
+    elif kind == "spm":
+        found = parse_spm(text)
+    elif kind == "gradle":
+        found = parse_gradle(text)
+    elif name == "pyproject.toml":
+        found = parse_pyproject(load_toml(text, problems), problems)
+    elif name == "setup.cfg":
+        found = parse_setup_cfg(text, problems)
+    else:
+        found = parse_requirements(text, requirements_dev(filename), problems)
+    return _dedupe(found), _summary(problems)
+
+
+def parse_manifest_strict(filename: str, text: str | bytes) -> list[Package]:
+    """Like parse_manifest, but raises ManifestError (carrying the partial result) on a problem."""
+    packages, error = parse_manifest(filename, text)
+    if error is not None:
+        raise ManifestError(error, packages)
+    return packages
+
+
+def _summary(problems: list[str]) -> str | None:
+    if not problems:
+        return None
+    message = "; ".join(problems[:5])
+    if len(problems) > 5:
+        message += f"; and {len(problems) - 5} more problems"
+    return message
+
+
+def _dedupe(packages: list[Package]) -> list[Package]:
+    """One entry per name, in first-seen order; a runtime entry wins over a dev one."""
+    seen: dict[str, int] = {}
+    out: list[Package] = []
+    for p in packages:
+        if not p.name:
+            continue
+        i = seen.get(p.name)
+        if i is None:
+            seen[p.name] = len(out)
+            out.append(p)
+        elif out[i].dev and not p.dev:
+            out[i] = p
+    return out
