@@ -6,6 +6,7 @@ Reads return the exact bytes of `reads.to_json(answer)`, the same text the CLI p
 
 import logging
 import os
+import socket
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,6 +21,7 @@ from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
+from uvicorn.supervisors import Multiprocess
 
 from solograph import __version__, reads, usage
 from solograph.config import Settings
@@ -338,10 +340,23 @@ def serve(settings: Settings) -> None:
         # Worker processes rebuild the app from the environment: hand them the bind flags.
         os.environ["SOLOGRAPH_HOST"] = settings.host
         os.environ["SOLOGRAPH_API_PORT"] = str(settings.api_port)
-        uvicorn.run("solograph_services.api.app:app_from_env", factory=True,
-                    workers=settings.web_workers, **options)
+        config = _TcpConfig("solograph_services.api.app:app_from_env", factory=True,
+                            workers=settings.web_workers, **options)
+        Multiprocess(config, sockets=[config.bind_socket()]).run()
     else:
         uvicorn.run(create_app(settings), **options)
+
+
+class _TcpConfig(uvicorn.Config):
+    """uvicorn makes the multi-process listener with protocol 0, so asyncio never sets
+    TCP_NODELAY on the connections it accepts and each response waits ~40 ms for the client's
+    delayed ACK (measured: 48 ms a request with 2 workers, 4 ms with 1). Name the protocol."""
+
+    def bind_socket(self) -> socket.socket:
+        sock = super().bind_socket()
+        tcp = socket.socket(sock.family, sock.type, socket.IPPROTO_TCP, fileno=sock.detach())
+        tcp.set_inheritable(True)
+        return tcp
 
 
 def app_from_env() -> FastAPI:
