@@ -34,6 +34,7 @@ from solograph.errors import (
     UnknownProject,
 )
 from solograph.store import pending_migrations
+from solograph_services.common.handoff import Handoff
 from solograph_services.common.jobs import (
     JOBS,
     BrokerUnavailable,
@@ -143,6 +144,8 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
     configured, the lifespan creates the client and closes it on shutdown."""
     check_bind(settings)
     limit_max = settings.max_results
+    # A read that left files unread (its sync budget ran out) queues the job that reads them.
+    handoff = Handoff(settings, lambda: getattr(app.state, "celery", None))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -156,6 +159,7 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
         finally:
             if owned is not None:
                 owned.close()
+            handoff.close()
             if app.state.redis is not None:
                 app.state.redis.close()
 
@@ -240,14 +244,18 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
         limit: Annotated[int, Query(ge=1, le=limit_max,
                                     description="how many pages")] = min(10, limit_max),
     ) -> Response:
-        return _answer(reads.kb_search(settings, q, path=path, pages=pages, expand=expand,
-                                       limit=limit))
+        answer = reads.kb_search(settings, q, path=path, pages=pages, expand=expand,
+                                 limit=limit)
+        handoff.after("kb_search", answer)
+        return _answer(answer)
 
     @app.get("/v1/kb/page", tags=["reads"], responses=JSON_ANSWER,
              summary="One KB page, or one section with `#Heading`")
     def kb_get(ref: Annotated[str, Query(description="wiki/x.md or wiki/x.md#Heading",
                                          max_length=1000)]) -> Response:
-        return _answer(reads.kb_get(settings, ref))
+        answer = reads.kb_get(settings, ref)
+        handoff.after("kb_get", answer)
+        return _answer(answer)
 
     @app.get("/v1/sessions", tags=["reads"], responses=JSON_ANSWER,
              summary="Past Claude Code sessions, archived ones too; or one session's matches")
@@ -264,8 +272,10 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
         limit: Annotated[int, Query(ge=1, le=limit_max,
                                     description="how many sessions")] = min(10, limit_max),
     ) -> Response:
-        return _answer(reads.session_search(settings, q, project=project, limit=limit,
-                                            session=session, exclude_session=exclude_session))
+        answer = reads.session_search(settings, q, project=project, limit=limit,
+                                      session=session, exclude_session=exclude_session)
+        handoff.after("session_search", answer)
+        return _answer(answer)
 
     @app.post("/v1/jobs/scan", status_code=202, tags=["jobs"], response_model=Queued,
               summary="Queue a scan: the registry merge, then each project under its lock")

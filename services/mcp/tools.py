@@ -21,6 +21,7 @@ from solograph import reads
 from solograph.config import Settings
 from solograph.errors import SolographError
 from solograph.usage import UsageLog
+from solograph_services.common.handoff import Handoff
 
 log = logging.getLogger("solograph.mcp")
 
@@ -90,10 +91,12 @@ def caller(ctx: Context | None) -> tuple[str | None, str | None]:
 
 
 async def call(settings: Settings, ctx: Context | None, tool: str, read: Read,
-               usage: UsageLog | None = None, **args: Any) -> CallToolResult:
+               usage: UsageLog | None = None, *, handoff: Handoff | None = None,
+               **args: Any) -> CallToolResult:
     """Run one core read in a worker thread (it opens its own SQLite connection) and translate
     the outcome once: the answer, a domain error as a tool error, anything else as a generic
-    tool error with the traceback on stderr only."""
+    tool error with the traceback on stderr only. An answer that left files unread has its
+    sync job handed to the worker (`handoff`); its bytes stay as they are."""
     started = time.perf_counter()
     answer: dict | None = None
     error: str | None = None
@@ -108,6 +111,11 @@ async def call(settings: Settings, ctx: Context | None, tool: str, read: Read,
         result = error_result(INTERNAL_ERROR)
     else:
         result = answer_result(answer)
+        if handoff is not None:
+            try:
+                handoff.after(tool, answer)
+            except Exception:
+                log.exception("handing %s's sync to the worker failed", tool)
     elapsed_ms = (time.perf_counter() - started) * 1000
     if usage is not None:
         client, session = caller(ctx)
@@ -128,6 +136,7 @@ Project = Annotated[str | None, Field(description='only this project, e.g. "my-a
 
 def register(server: MCPServer, settings: Settings, usage: UsageLog | None = None) -> None:
     """Add the five tools to `server`, bound to `settings`."""
+    handoff = Handoff(settings)  # its Celery client is created on first hand-over
 
     @server.tool(
         title="Search past sessions",
@@ -146,7 +155,8 @@ def register(server: MCPServer, settings: Settings, usage: UsageLog | None = Non
     ) -> CallToolResult:
         # The session asking is left out of its own results: its prompt holds the very words.
         _client, asking = caller(ctx)
-        return await call(settings, ctx, "session_search", SESSION_SEARCH, usage, query=query,
+        return await call(settings, ctx, "session_search", SESSION_SEARCH, usage,
+                          handoff=handoff, query=query,
                           project=project, limit=_limit(settings, limit), session=session,
                           exclude_session=asking)
 
@@ -166,7 +176,8 @@ def register(server: MCPServer, settings: Settings, usage: UsageLog | None = Non
             description="add up to 3 pages the hits link to most")] = False,
         ctx: Context | None = None,
     ) -> CallToolResult:
-        return await call(settings, ctx, "kb_search", KB_SEARCH, usage, query=query, path=path,
+        return await call(settings, ctx, "kb_search", KB_SEARCH, usage, handoff=handoff,
+                          query=query, path=path,
                           pages=pages, expand=expand, limit=_limit(settings, limit))
 
     @server.tool(

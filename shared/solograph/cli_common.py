@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
 from solograph import reads
@@ -15,4 +16,6 @@ def emit(args: argparse.Namespace, answer: dict, render: Callable[[dict], None])
         print(reads.to_json(answer))
     else:
         render(answer)
+        if answer.get("note"):  # the search left files unread: say so, apart from the results
+            print(f"note: {answer['note']}", file=sys.stderr)
     return 0

@@ -29,6 +29,9 @@ class Settings:
     claude_projects: Path | None = None
     max_file_bytes: int = 1_000_000
     query_timeout_ms: int = 2_000
+    # How long a search may spend reading changed files before it answers; the rest is read by
+    # the next search, `solograph sync-sessions` / `index-kb`, or the worker.
+    sync_budget_ms: int = 1_500
     redis_url: str = ""
     # Serving: loopback unless told otherwise; beyond loopback a token is required.
     host: str = "127.0.0.1"
@@ -105,6 +108,7 @@ class Settings:
             else Path("~/.claude/projects").expanduser(),
             max_file_bytes=_int(env, "SOLOGRAPH_MAX_FILE_BYTES", 1_000_000),
             query_timeout_ms=_int(env, "SOLOGRAPH_QUERY_TIMEOUT_MS", 2_000),
+            sync_budget_ms=_int(env, "SOLOGRAPH_SYNC_BUDGET_MS", 1_500),
             redis_url=env.get("SOLOGRAPH_REDIS_URL", "").strip(),
             host=env.get("SOLOGRAPH_HOST", "").strip() or "127.0.0.1",
             published_host=env.get("SOLOGRAPH_PUBLISHED_HOST", "").strip(),

@@ -22,8 +22,9 @@ from solograph_services.common.jobs import create_celery, job_status
 from tests.support import procs
 from tests.support.transcripts import Transcripts
 
-# Database numbers by user: test_api 5, the worker stack 6, the crash test 7, beat 8, locks 9.
-DB = {"api": 5, "stack": 6, "crash": 7, "beat": 8, "locks": 9}
+# Database numbers by user: test_api 5, the worker stack 6, the crash test 7, beat 8, locks 9,
+# the hand-over of unfinished search syncs 10.
+DB = {"api": 5, "stack": 6, "crash": 7, "beat": 8, "locks": 9, "handoff": 10}
 
 
 @pytest.fixture(scope="session")

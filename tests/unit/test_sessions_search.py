@@ -146,7 +146,8 @@ def settings_with(settings, world):
 def test_session_search_answer(settings_with, world):
     _, ids, _ = world
     answer = reads.session_search(settings_with, "webhook retry", limit=5)
-    assert set(answer) == {"query", "project", "count", "respelled", "results"}
+    assert set(answer) == {"query", "project", "count", "respelled", "results",
+                           "freshness"}
     assert answer["count"] == len(answer["results"]) <= 5
     hit = answer["results"][0]
     assert set(hit) == {"session", "project", "cwd", "title", "first", "last", "messages",

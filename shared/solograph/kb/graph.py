@@ -53,7 +53,9 @@ def nodes(conn: sqlite3.Connection, path: str | None) -> dict[int, Node]:
 def report(conn: sqlite3.Connection, *, path: str | None = None, check: bool = False) -> dict:
     scope = nodes(conn, path)
     links = [r for r in conn.execute(
-        "SELECT src, dst, target, heading, line, asset FROM links ORDER BY src, line, id")
+        # By the source's path, not its id: ids follow the order pages were first read in.
+        "SELECT l.src, l.dst, l.target, l.heading, l.line, l.asset FROM links l "
+        "JOIN docs d ON d.id = l.src ORDER BY d.path, l.line, l.id")
         if r[0] in scope]
     edges = {(s, d) for s, d, *_ in links if d is not None and d != s and d in scope}
     content = {i for i, n in scope.items() if not n.catalog and not special(n.path)}

@@ -5,6 +5,12 @@ every page whenever a page appeared or went (a broken link may have found its pa
 catalog (index.md) says about each page is its `index_line`, searched with the title's
 weight. Every text stored passes through `redact` first; an index written under older rules
 is re-read from the files on open.
+
+A search syncs under a deadline (`time.monotonic()`): changed pages are read newest first and
+reading stops between pages once it has passed (at least one is read); the pages left are
+`pending`, read by the next sync. Pages the index must re-read whatever the budget (newer
+redaction rules, a changed layout: stored size -1) are always read. Explicit runs pass no
+deadline.
 """
 
 from __future__ import annotations
@@ -53,11 +59,12 @@ class SyncReport:
     huge: list[str] = field(default_factory=list)
     problems: int = 0
     seconds: float = 0.0
+    pending: int = 0  # changed pages left for the next sync (a search's deadline passed)
 
     def to_dict(self) -> dict:
         return {"docs": self.docs, "pages": self.pages, "read": self.read,
                 "deleted": self.deleted, "huge": self.huge, "problems": self.problems,
-                "seconds": round(self.seconds, 3)}
+                "pending": self.pending, "seconds": round(self.seconds, 3)}
 
 
 def open_kb(home: Path, root: Path, *, busy_ms: int | None = None,
@@ -120,8 +127,11 @@ def _check_rules(conn: sqlite3.Connection) -> None:
         _set_meta(conn, "rules_version", str(RULES_VERSION))
 
 
-def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000) -> SyncReport:
-    """Bring the index level with the folder (only the wiki folder with `pages_only`)."""
+def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
+         deadline: float | None = None) -> SyncReport:
+    """Bring the index level with the folder (only the wiki folder with `pages_only`); with
+    `deadline` (a `time.monotonic()` value), read changed pages newest first until it passes
+    and count the rest as `pending`."""
     started = time.perf_counter()
     layout, conn = kb.layout, kb.conn
     under = layout.pages if pages_only else ""
@@ -137,7 +147,8 @@ def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000) -
         "SELECT path FROM assets WHERE path >= ? AND path < ?", (prefix, prefix + "\U0010ffff"))}
     report = SyncReport(huge=sorted(listing.huge))
     if changed or gone or stored_assets != listing.assets:
-        parsed = {p: _read(kb.root, p, listing.pages[p]) for p in changed}
+        parsed = _read_changed(kb.root, changed, listing.pages, stored, deadline)
+        report.pending = len(changed) - len(parsed)
         with transaction(conn):
             _write(kb, parsed, gone, listing.assets, stored_assets, set(stored))
         report.read, report.deleted = len(parsed), len(gone)
@@ -146,6 +157,24 @@ def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000) -
         "FROM docs").fetchone()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _read_changed(root: Path, changed: list[str], pages: dict[str, tuple[int, int]],
+                  stored: dict[str, tuple[int, int, int]],
+                  deadline: float | None) -> dict[str, _Read]:
+    """The changed pages, parsed; under a deadline newest first, stopping once it passed
+    (pages flagged for a forced re-read, stored size -1, are read regardless)."""
+    if deadline is None:
+        return {p: _read(root, p, pages[p]) for p in changed}
+    forced = [p for p in changed if p in stored and stored[p][1] == -1]
+    rest = sorted((p for p in changed if not (p in stored and stored[p][1] == -1)),
+                  key=lambda p: (-pages[p][1], p))
+    parsed = {p: _read(root, p, pages[p]) for p in forced}
+    for p in rest:
+        if parsed and time.monotonic() >= deadline:
+            break
+        parsed[p] = _read(root, p, pages[p])
+    return parsed
 
 
 @dataclass

@@ -48,6 +48,7 @@ class Report:
     bad_lines: int = 0
     unreadable: int = 0
     bytes: int = 0
+    pending: int = 0  # changed files left for the next sync (a search's deadline passed)
     touched: set[int] = field(default_factory=set)  # session keys whose rows changed
 
     def to_dict(self) -> dict:

@@ -13,12 +13,17 @@ A sync lists the folder and stats every file (a few milliseconds for thousands o
 nothing changed it writes nothing and takes no lock. A transcripts folder that is missing
 altogether (not mounted, a typo in the setting) changes nothing: it is not read as "every
 transcript was deleted".
+
+A search syncs under a deadline (`time.monotonic()`): files are read newest first, whole (each
+file's transactions and offsets are its own), and once the deadline passes the files left are
+counted as `pending` for the next sync. Explicit syncs pass no deadline and read everything.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 from solograph.sessions import upkeep
@@ -64,8 +69,13 @@ def _listing(path: str) -> list[os.DirEntry]:
         return []
 
 
-def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None = None) -> dict:
-    """Read what changed under `root` into the index; returns counts of what was done."""
+def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None = None,
+         deadline: float | None = None) -> dict:
+    """Read what changed under `root` into the index; returns counts of what was done.
+
+    With `deadline` (a `time.monotonic()` value) the changed files are read most recently
+    modified first, at least one, and reading stops between files once it has passed;
+    `pending` counts the changed files left unread."""
     report = Report()
     if root is None or not root.is_dir():
         return {**report.to_dict(), "transcripts": str(root) if root else None,
@@ -78,8 +88,13 @@ def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None =
     reopened = _privacy(conn, policy, report)
     changed = sorted({rel for rel, st in disk.items() if _changed(known.get(rel), st)}
                      | (reopened & disk.keys()))
+    if deadline is not None:  # newest first: a search sees the latest conversations soonest
+        changed.sort(key=lambda rel: (-disk[rel][2], rel))
     sessions: dict[str, int] = {}
-    for rel in changed:
+    for done, rel in enumerate(changed):
+        if done and deadline is not None and time.monotonic() >= deadline:
+            report.pending = len(changed) - done
+            break
         sync_file(conn, root, rel, disk[rel][0], policy=policy, sessions=sessions,
                   report=report)
     gone = [rel for rel, row in known.items() if rel not in disk and row["status"] == "live"]

@@ -1,0 +1,88 @@
+"""Handing what a search could not sync to the worker.
+
+A read whose answer says `freshness.pending > 0` left changed files unread (its sync budget ran
+out). When a broker is configured the adapter queues the matching job (`sync_sessions`,
+`index_kb`) so the worker reads them, at most once a minute per job per process. The answer is
+never changed or failed by this: the submission runs off the request path and a broker that is
+down is only logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from celery import Celery
+
+from solograph.config import Settings
+from solograph_services.common import jobs
+
+log = logging.getLogger("solograph.handoff")
+
+INTERVAL_S = 60.0
+
+# The read (tool) name -> the job that finishes its sync.
+JOB_FOR_READ = {"session_search": "sync_sessions", "kb_search": "index_kb",
+                "kb_get": "index_kb"}
+
+
+class Handoff:
+    """Queues the job for a read whose answer was not complete. `celery`: how to get the
+    client (the API passes its lifespan's); by default one is created on first use."""
+
+    def __init__(self, settings: Settings, celery: Callable[[], Celery | None] | None = None,
+                 *, interval: float = INTERVAL_S, background: bool = True) -> None:
+        self.settings = settings
+        self._get = celery
+        self._own: Celery | None = None
+        self._last: dict[str, float] = {}
+        self._lock = threading.Lock()
+        self.interval = interval
+        self.background = background
+
+    def after(self, read: str, answer: object) -> str | None:
+        """Call with each answer; returns the job handed over (None when nothing was)."""
+        job = JOB_FOR_READ.get(read)
+        if job is None or not self.settings.redis_url or not isinstance(answer, dict):
+            return None
+        fresh = answer.get("freshness")
+        if not isinstance(fresh, dict) or not fresh.get("pending"):
+            return None
+        now = time.monotonic()
+        with self._lock:
+            last = self._last.get(job)
+            if last is not None and now - last < self.interval:
+                return None
+            self._last[job] = now
+        if self.background:
+            threading.Thread(target=self._submit, args=(job,), daemon=True,
+                             name=f"handoff-{job}").start()
+        else:
+            self._submit(job)
+        return job
+
+    def _client(self) -> Celery | None:
+        if self._get is not None:
+            found = self._get()
+            if found is not None:
+                return found
+        with self._lock:
+            if self._own is None:
+                self._own = jobs.create_celery(self.settings)
+            return self._own
+
+    def _submit(self, job: str) -> None:
+        try:
+            client = self._client()
+            job_id = jobs.submit(client, job)
+            log.info("handed %s to the worker (job %s): a search left files unread", job, job_id)
+        except Exception as exc:  # never the answer's problem
+            log.warning("could not hand %s to the worker: %s", job, exc)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._own is not None:
+                self._own.close()
+                self._own = None

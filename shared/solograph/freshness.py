@@ -1,0 +1,76 @@
+"""Freshness in every answer: did the search-time sync finish, and how new is what the index
+holds.
+
+    {"complete": bool, "pending": int, "as_of": str | null}
+
+`complete`/`pending`: whether the sync run before the answer read every changed file, and how
+many it left (the next search, the explicit sync command or the worker reads them). `as_of`
+comes from the index itself (the newest message, page mtime, scan or run it holds; ISO-8601
+UTC to the second), never from the clock, so an unchanged index answers the same bytes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+
+
+def freshness(*, pending: int = 0, as_of: str | None = None) -> dict:
+    return {"complete": pending == 0, "pending": pending, "as_of": as_of}
+
+
+def attach(answer: dict, fresh: dict, note: str | None = None) -> dict:
+    """`answer` with its `freshness` (and, when files were left unread, a `note`)."""
+    out = {**answer, "freshness": fresh}
+    if fresh["pending"] and note:
+        out["note"] = note
+    return out
+
+
+def iso(value: object) -> str | None:
+    """A stored time (epoch seconds, epoch nanoseconds, or an ISO-8601 text) as ISO-8601 UTC to
+    the second; None when there is none or it cannot be read."""
+    if value is None or value == "":
+        return None
+    try:
+        if isinstance(value, int | float) or (isinstance(value, str)
+                                              and value.replace(".", "", 1).isdigit()):
+            ts = float(value)
+            if ts > 1e14:  # nanoseconds
+                ts /= 1e9
+            when = datetime.fromtimestamp(ts, tz=UTC)
+        else:
+            when = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+            when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _one(conn: sqlite3.Connection, sql: str) -> object:
+    try:
+        row = conn.execute(sql).fetchone()
+    except sqlite3.OperationalError:  # a table an older index lacks
+        return None
+    return row[0] if row else None
+
+
+def sessions_as_of(conn: sqlite3.Connection) -> str | None:
+    """The newest message time the session index holds."""
+    return iso(_one(conn, "SELECT MAX(last_at) FROM sessions WHERE last_at != ''"))
+
+
+def kb_as_of(conn: sqlite3.Connection) -> str | None:
+    """The newest mtime of the pages the KB index holds."""
+    return iso(_one(conn, "SELECT MAX(mtime_ns) FROM docs WHERE mtime_ns > 0"))
+
+
+def portfolio_as_of(conn: sqlite3.Connection) -> str | None:
+    """The last scan."""
+    return iso(_one(conn, "SELECT value FROM meta WHERE key = 'last_scan'"))
+
+
+def sources_as_of(conn: sqlite3.Connection) -> str | None:
+    """The last crawl or import run, else the newest document's date."""
+    return (iso(_one(conn, "SELECT MAX(finished_at) FROM runs"))
+            or iso(_one(conn, "SELECT MAX(date) FROM documents WHERE date != ''")))

@@ -1,0 +1,175 @@
+"""A read that left files unread hands the rest to the worker: the API and the MCP tools queue
+`sync_sessions` / `index_kb` on the real broker (at most once a minute per job), and the answer
+is the core's bytes, unchanged, whether the broker is up or down."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+import redis
+from fastapi.testclient import TestClient
+from mcp import Client
+
+from solograph import reads
+from solograph.config import Settings
+from solograph_services.api.app import create_app
+from solograph_services.common import handoff, jobs
+from solograph_services.mcp import tools
+from solograph_services.mcp.server import build_server
+from tests.support import procs
+from tests.support.kb import make_kb
+from tests.support.transcripts import Transcripts
+
+pytestmark = pytest.mark.integration
+BASE = "http://127.0.0.1"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def make_settings(base: Path, redis_url: str) -> Settings:
+    t = Transcripts(base / "projects")
+    for i in range(4):
+        s = t.conversation(f"/home/dev/code/app{i}", f"fix the webhook retry {i}", "Done.")
+        path = next((base / "projects").rglob(f"{s.id}.jsonl"))
+        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))
+    return Settings(home=base / "home", claude_projects=base / "projects",
+                    kb_path=make_kb(base), redis_url=redis_url, sync_budget_ms=0)
+
+
+class Spy:
+    """Wraps the real `submit`: every job really goes to the broker, and is noted here."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.jobs: list[str] = []
+        real = jobs.submit
+
+        def submit(celery, job, **kwargs):
+            job_id = real(celery, job, **kwargs)
+            self.jobs.append(job)
+            return job_id
+
+        monkeypatch.setattr(jobs, "submit", submit)
+
+    def wait(self, count: int, timeout: float = 10.0) -> list[str]:
+        deadline = time.monotonic() + timeout
+        while len(self.jobs) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.jobs
+
+
+class Capture:
+    """Wraps a core read, keeping the answers it returned."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+        self.answers: list[dict] = []
+        real = getattr(reads, name)
+
+        def read(*args, **kwargs):
+            answer = real(*args, **kwargs)
+            self.answers.append(answer)
+            return answer
+
+        monkeypatch.setattr(reads, name, read)
+
+
+def queued(url: str) -> dict[str, int]:
+    r = redis.Redis.from_url(url)
+    try:
+        return {q: r.llen(q) for q in ("sessions", "kb")}
+    finally:
+        r.close()
+
+
+def clear(url: str) -> None:
+    r = redis.Redis.from_url(url)
+    try:
+        r.delete("sessions", "kb")  # only our own queues, in our own database
+    finally:
+        r.close()
+
+
+def test_api_hands_a_pending_sync_to_the_worker_once(tmp_path, redis_url, svc, monkeypatch):
+    url = svc.with_db(redis_url, svc.DB["handoff"])
+    clear(url)
+    settings = make_settings(tmp_path, url)
+    spy = Spy(monkeypatch)
+    sessions = Capture(monkeypatch, "session_search")
+    kb = Capture(monkeypatch, "kb_search")
+    with TestClient(create_app(settings), base_url=BASE) as c:
+        first = c.get("/v1/sessions", params={"q": "webhook retry"})
+        assert first.status_code == 200
+        assert first.content == reads.to_json(sessions.answers[0]).encode()
+        assert first.json()["freshness"]["pending"] > 0
+        assert spy.wait(1) == ["sync_sessions"]
+        again = c.get("/v1/sessions", params={"q": "webhook retry"})  # still pending
+        assert again.json()["freshness"]["pending"] > 0
+        page = c.get("/v1/kb", params={"q": "sandbox"})
+        assert page.content == reads.to_json(kb.answers[0]).encode()
+        assert page.json()["freshness"]["pending"] > 0
+        assert spy.wait(2) == ["sync_sessions", "index_kb"]
+        time.sleep(0.2)
+        assert spy.jobs == ["sync_sessions", "index_kb"]  # once a minute per job
+    assert queued(url) == {"sessions": 1, "kb": 1}
+    clear(url)
+
+
+def test_api_answers_when_the_broker_is_down(tmp_path, monkeypatch):
+    dead = f"redis://127.0.0.1:{procs.free_port()}/0"
+    settings = make_settings(tmp_path, dead)
+    sessions = Capture(monkeypatch, "session_search")
+    with TestClient(create_app(settings), base_url=BASE) as c:
+        started = time.monotonic()
+        r = c.get("/v1/sessions", params={"q": "webhook retry"})
+        assert time.monotonic() - started < 3  # the hand-over is off the request path
+    assert r.status_code == 200
+    assert r.content == reads.to_json(sessions.answers[0]).encode()
+
+
+def test_a_complete_answer_hands_nothing_over(tmp_path, redis_url, svc, monkeypatch):
+    url = svc.with_db(redis_url, svc.DB["handoff"])
+    settings = make_settings(tmp_path, url).with_(sync_budget_ms=60_000)
+    spy = Spy(monkeypatch)
+    with TestClient(create_app(settings), base_url=BASE) as c:
+        r = c.get("/v1/sessions", params={"q": "webhook retry"})
+        assert r.json()["freshness"] == {"complete": True, "pending": 0,
+                                         "as_of": r.json()["freshness"]["as_of"]}
+        time.sleep(0.2)
+    assert spy.jobs == []
+
+
+@pytest.mark.anyio
+async def test_mcp_hands_a_pending_sync_to_the_worker(tmp_path, redis_url, svc, monkeypatch):
+    url = svc.with_db(redis_url, svc.DB["handoff"])
+    clear(url)
+    settings = make_settings(tmp_path, url)
+    spy = Spy(monkeypatch)
+    captured: list[dict] = []
+    real = tools.SESSION_SEARCH
+
+    def read(*args, **kwargs):
+        captured.append(real(*args, **kwargs))
+        return captured[-1]
+
+    monkeypatch.setattr(tools, "SESSION_SEARCH", read)
+    async with Client(build_server(settings)) as client:
+        result = await client.call_tool("session_search", {"query": "webhook retry"})
+        assert result.content[0].text == reads.to_json(captured[0])
+        assert captured[0]["freshness"]["pending"] > 0
+        assert spy.wait(1) == ["sync_sessions"]
+        await client.call_tool("session_search", {"query": "webhook retry"})
+        time.sleep(0.2)
+        assert spy.jobs == ["sync_sessions"]
+    assert queued(url)["sessions"] == 1
+    clear(url)
+
+
+def test_handoff_without_a_broker_does_nothing(tmp_path):
+    h = handoff.Handoff(Settings(home=tmp_path), background=False)
+    pending = {"freshness": {"complete": False, "pending": 3, "as_of": None}}
+    assert h.after("session_search", pending) is None
