@@ -269,3 +269,59 @@ def figures_json(figures: Sequence[Figure], **context: Any) -> str:
         for f in figures}
     out["all_targets_pass"] = all(f.ok for f in figures if f.ok is not None)
     return json.dumps(out, indent=2, default=str)
+
+
+# --------------------------------------------------------------------------- HTTP load
+
+
+def http_load(port: int, paths: Sequence[str], *, clients: int, total: int | None = None,
+              seconds: float | None = None) -> dict[str, Any]:
+    """`clients` threads, one keep-alive connection each, GET the `paths` in turn on
+    127.0.0.1:`port` until `total` requests were made or `seconds` passed (one of the two
+    bounds is required). Returns requests, errors, wall seconds, rps and latencies (ms)."""
+    import http.client
+    import threading
+
+    if total is None and seconds is None:
+        raise ValueError("give total or seconds")
+    stop = time.monotonic() + seconds if seconds is not None else float("inf")
+    lock = threading.Lock()
+    latencies: list[float] = []
+    errors = [0]
+    counter = iter(range(total)) if total is not None else None
+
+    def client(first: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        mine, bad, k = [], 0, first
+        while time.monotonic() < stop:
+            if counter is not None:
+                with lock:
+                    if next(counter, None) is None:
+                        break
+            path = paths[k % len(paths)]
+            k += clients
+            started = time.perf_counter()
+            try:
+                conn.request("GET", path)
+                response = conn.getresponse()
+                response.read()
+                bad += response.status != 200
+            except (OSError, http.client.HTTPException):
+                bad += 1
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            mine.append((time.perf_counter() - started) * 1000)
+        conn.close()
+        with lock:
+            latencies.extend(mine)
+            errors[0] += bad
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    began = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - began
+    return {"requests": len(latencies), "errors": errors[0], "wall": wall,
+            "rps": len(latencies) / wall if wall else 0.0, "latencies": latencies}

@@ -27,7 +27,6 @@ import random
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -176,45 +175,12 @@ def serve(settings: Settings, port: int) -> subprocess.Popen:
 
 
 def load(port: int, queries: list[str], clients: int, seconds: float) -> dict:
-    """`clients` threads, one keep-alive connection each, for `seconds` (bounded)."""
-    stop = time.monotonic() + seconds
-    lock = threading.Lock()
-    latencies: list[float] = []
-    errors = [0]
-
-    def client(i: int) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        mine, bad, k = [], 0, i
-        while time.monotonic() < stop:
-            q = urllib.parse.quote_plus(queries[k % len(queries)])
-            k += clients
-            started = time.perf_counter()
-            try:
-                conn.request("GET", f"/search?q={q}&n=5")
-                response = conn.getresponse()
-                response.read()
-                if response.status != 200:
-                    bad += 1
-            except OSError:
-                bad += 1
-                conn.close()
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            mine.append((time.perf_counter() - started) * 1000)
-        conn.close()
-        with lock:
-            latencies.extend(mine)
-            errors[0] += bad
-
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
-    began = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - began
-    return {"requests": len(latencies), "errors": errors[0], "wall": wall,
-            "rps": len(latencies) / wall, "p50": common.percentile(latencies, 50),
-            "p99": common.percentile(latencies, 99)}
+    """`clients` keep-alive clients on /search for `seconds`."""
+    paths = [f"/search?q={urllib.parse.quote_plus(q)}&n=5" for q in queries]
+    out = common.http_load(port, paths, clients=clients, seconds=seconds)
+    return {"requests": out["requests"], "errors": out["errors"], "wall": out["wall"],
+            "rps": out["rps"], "p50": common.percentile(out["latencies"], 50),
+            "p99": common.percentile(out["latencies"], 99)}
 
 
 def run(args: argparse.Namespace) -> list[Figure]:
