@@ -81,3 +81,10 @@ def test_every_setting_is_documented():
     assert len(names) > 10
     missing = [n for n in sorted(names) if f"`{n}`" not in README]
     assert missing == []
+
+
+def test_every_stack_variable_is_documented():
+    example = (ROOT / ".env.example").read_text()
+    names = set(re.findall(r"^([A-Z][A-Z_]+)=", example, flags=re.M))
+    assert len(names) > 10
+    assert [n for n in sorted(names) if f"`{n}`" not in README] == []
