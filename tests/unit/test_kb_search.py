@@ -47,6 +47,22 @@ def test_title_and_summary_weigh_more_than_the_body(tmp_path):
     assert found.index("c.md") < found.index("b.md")
 
 
+def test_a_question_around_a_page_name_finds_that_page(tmp_path):
+    pages = {**FILLER,
+             "cantillon.md": "# Cantillon effect\n\nNew money reaches the first spenders.\n",
+             "fiat.md": "# Fiat standard\n\nHow central banks handle the cantillon effect, "
+                        "and how they handle the effect of money printing.\n",
+             "money.md": "# Money\n\nWhat money is.\n"}
+    settings = Settings(home=tmp_path / "home", kb_path=make_kb(tmp_path, pages=pages,
+                                                                config=""))
+    # "handle" is on the fiat page only, yet the question names the Cantillon page.
+    assert paths(reads.kb_search(settings, "how do we handle the cantillon effect?"))[0] == \
+        "cantillon.md"
+    # A one-word title inside a longer question is not named by it.
+    assert paths(reads.kb_search(settings, "what money printing does to the effect"))[0] != \
+        "money.md"
+
+
 def test_two_lanes_take_a_wiki_page_past_notes_elsewhere(tmp_path):
     notes = {f"notes/n{i}.md": f"# Заметка {i}\n\nпесочница песочница песочница агент {i}\n"
              for i in range(4)}

@@ -78,3 +78,12 @@ def test_query_with_no_words_is_a_bad_query():
 def test_terms_are_prefixes_and_distinct():
     assert match_all(query_terms("indexing indexes Index")) == '"index"*'
     assert match_any(query_terms("auth x")) == '"auth"* OR "x"'
+
+
+def test_prose_queries_drop_stopwords_unless_nothing_else_is_left():
+    assert query_terms("how did we fix the webhook retry?", prose=True) == ["fix", "webhook",
+                                                                            "retri"]
+    assert query_terms("как мы делали кэш", prose=True) == ["дела", "кэш"]
+    assert query_terms("what is it", prose=True) == ["what", "is", "it"]
+    # identifiers keep every word: `forEach` is "for" and "each"
+    assert query_terms("for each") == ["for", "each"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from solograph.kb.aliases import AliasTable
 from solograph.text.spelling import RARE, doc_count, respell
-from solograph.text.tokens import fts_term, query_terms, stem, words
+from solograph.text.tokens import STOPWORDS, fts_term, query_terms, stem, words
 
 MAX_LIMIT = 50
 WEIGHTS = "2.0, 2.0, 1.0"  # title; index_line, description, tags, aliases, file name; body
@@ -49,7 +49,7 @@ class Query:
 
 
 def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query:
-    query = Query(text, query_terms(text))
+    query = Query(text, query_terms(text, prose=True))
     spelled = list(query.stems)
     for term in query.stems:
         alt = respell(conn, "docs_fts", "docs_vocab", term)
@@ -88,11 +88,28 @@ def scope_for(*, path: str | None, pages: bool) -> list[Scope]:
     return [wiki] if pages else [Scope(), wiki]
 
 
+def _named(title: str, prefixes: tuple[str, ...], asked: int) -> int:
+    """How many words the title has when the query holds every one of them (as a stem
+    prefix, or through an alias) and they are at least half of the query's `asked` words,
+    else 0: "how do we handle the cantillon effect?" names the page "Cantillon effect"
+    although the page never says "handle"; "consensus that secures bitcoin" does not name
+    the page "Bitcoin"."""
+    title_stems = [stem(w) for w in words(title) if w not in STOPWORDS]
+    if not title_stems or 2 * len(title_stems) < asked:
+        return 0
+    for t in title_stems:
+        if not any(t == p or (len(p) >= 3 and t.startswith(p)) for p in prefixes):
+            return 0
+    return len(title_stems)
+
+
 def rank(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
          ) -> list[tuple[int, float]]:
     """(doc id, bm25) best first; bm25 is lower-better, as FTS5 gives it. Among the best
-    2 x limit, a page whose title holds every word of the query comes first: a query that
-    names a page finds it even when another page repeats those words more often."""
+    2 x limit, a page whose title holds every word of the query comes first (a query that
+    names a page finds it even when another page repeats those words more often), then a page
+    whose every title word is in the query (a question around a page's name), longer titles
+    first; BM25 orders the rest."""
     where = f"AND {scope.where}" if scope.where else ""
     hits = [(r[0], r[1]) for r in conn.execute(
         f"SELECT d.id, bm25(docs_fts, {WEIGHTS}) AS r FROM docs_fts "
@@ -102,7 +119,13 @@ def rank(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
         titled = {r[0] for r in conn.execute(
             "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?",
             ("{title}: (" + " AND ".join(fts_term(t) for t in query.stems) + ")",))}
-        hits.sort(key=lambda h: h[0] not in titled)  # stable: BM25 order within each
+        titles = dict(conn.execute(
+            f"SELECT id, title FROM docs WHERE id IN ({','.join('?' * len(hits))})",
+            [h[0] for h in hits]).fetchall())
+        named = {doc: _named(titles.get(doc, ""), query.prefixes, len(query.stems))
+                 for doc, _ in hits}
+        # stable: BM25 order within each group
+        hits.sort(key=lambda h: (h[0] not in titled, -named[h[0]]))
     return hits[:limit]
 
 

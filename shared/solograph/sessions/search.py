@@ -44,7 +44,7 @@ class Terms:
 
 
 def terms_of(conn: sqlite3.Connection, query: str) -> Terms:
-    stems = tuple(query_terms(query))
+    stems = tuple(query_terms(query, prose=True))
     respelled = {}
     for stem in stems:
         alt = respell(conn, "chunks_fts", "chunks_vocab", stem)

@@ -44,7 +44,7 @@ def _hits(conn: sqlite3.Connection, match: str, source: str | None, limit: int,
 
 def search(conn: sqlite3.Connection, query: str, *, source: str | None = None,
            limit: int = 10) -> dict:
-    terms = query_terms(query)
+    terms = query_terms(query, prose=True)
     if source:
         check_source(source)
     found = [(*h, "all") for h in _hits(conn, match_all(terms), source, limit, set())]

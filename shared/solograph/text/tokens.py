@@ -115,11 +115,39 @@ def fold_name(name: str) -> str:
     return "".join(words(name))
 
 
-def query_terms(query: str) -> list[str]:
-    """The distinct stems of a user query, in order, at most MAX_QUERY_TERMS."""
+# Words that carry no topic in a question ("how did we fix the webhook?"). Searched as
+# prefixes they match half the index ("we" is a prefix of "web", "week"), so natural-language
+# searches drop them, unless the query holds nothing else.
+_STOPWORD_TEXT = """
+a an the and or but if then else of to in on at by for with from into onto about as is are
+was were be been being am do does did done doing have has had having i me my we us our you
+your he she it its they them their this that these those there here what which who whom
+whose when where why how not no nor so too very can could would should will shall may might
+must just also than any all some each both such only own same other again further once out
+over under up down off more most few s t don let lets ok please и в во не что он на я с со
+как а то все она так его но да ты к у же вы за бы по только ее мне было вот от меня еще нет
+о из ему теперь когда даже ну вдруг ли если уже или ни быть был него до вас нибудь опять уж
+вам ведь там потом себя ничего ей может они тут где есть надо ней для мы тебя их чем была
+сам чтоб без будто чего раз тоже себе под будет ж тогда кто этот того потому этого какой
+совсем ним здесь этом один почти мой тем чтобы нее сейчас были куда зачем всех никогда можно
+при наконец два об другой хоть после над больше тот через эти нас про всего них какая много
+разве три эту моя впрочем хорошо свою этой перед иногда лучше чуть том нельзя такой им более
+всегда конечно всю между как-то это эта эти
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+def query_terms(query: str, *, prose: bool = False) -> list[str]:
+    """The distinct stems of a user query, in order, at most MAX_QUERY_TERMS. `prose`: a
+    natural-language search (sessions, notes, sources) that drops STOPWORDS when the query has
+    other words; identifiers are searched with every word."""
     seen: dict[str, None] = {}
-    for s in stems(query):
-        seen.setdefault(s, None)
+    found = words(query)
+    if prose:
+        content = [w for w in found if w not in STOPWORDS]
+        found = content or found
+    for w in found:
+        seen.setdefault(stem(w), None)
     terms = list(seen)[:MAX_QUERY_TERMS]
     if not terms:
         raise BadQuery(f"no searchable words in {query!r}",
