@@ -14,6 +14,9 @@ from __future__ import annotations
 import sqlite3
 from datetime import UTC, datetime
 
+from solograph.portfolio import LAST_SCAN
+from solograph.store import get_meta
+
 
 def freshness(*, pending: int = 0, as_of: str | None = None) -> dict:
     return {"complete": pending == 0, "pending": pending, "as_of": as_of}
@@ -67,7 +70,7 @@ def kb_as_of(conn: sqlite3.Connection) -> str | None:
 
 def portfolio_as_of(conn: sqlite3.Connection) -> str | None:
     """The last scan."""
-    return iso(_one(conn, "SELECT value FROM meta WHERE key = 'last_scan'"))
+    return iso(get_meta(conn, LAST_SCAN))
 
 
 def sources_as_of(conn: sqlite3.Connection) -> str | None:

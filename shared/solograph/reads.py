@@ -19,7 +19,7 @@ from solograph.kb import answers as kb_answers
 from solograph.kb.sync import KbIndex, open_kb
 from solograph.kb.sync import sync as kb_sync
 from solograph.portfolio import info, registry
-from solograph.portfolio.search import MAX_LIMIT, search_symbols
+from solograph.portfolio.search import search_symbols
 from solograph.store import connect_reader, time_limit
 
 PROJECT_ACTIONS = ("explain", "deps", "stats", "shared", "dupes", "projects")
@@ -62,8 +62,7 @@ def symbol_search(settings: Settings, query: str, *, project: str | None = None,
             raise NotIndexed("no project has been scanned yet",
                              hint="run `solograph registry && solograph scan`")
         project_id = registry.get_project(conn, project).id if project else None
-        results = search_symbols(conn, query, project_id=project_id,
-                                 limit=max(1, min(limit, MAX_LIMIT)))
+        results = search_symbols(conn, query, project_id=project_id, limit=limit)
         fresh = freshness.freshness(as_of=freshness.portfolio_as_of(conn))
     return freshness.attach({"query": query, "project": project, "count": len(results),
                              "results": results}, fresh)

@@ -142,13 +142,24 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("COMMIT")
 
 
+def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    """A value of the store's `meta (key, value)` table, which every store has."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) "
+                 "DO UPDATE SET value = excluded.value", (key, value))
+
+
 RULES_KEY = "rules_version"
 
 
 def stored_rules(conn: sqlite3.Connection) -> int | None:
     """The secrets-rules version the store's text was last redacted with (None: never)."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (RULES_KEY,)).fetchone()
-    return int(row[0]) if row else None
+    value = get_meta(conn, RULES_KEY)
+    return int(value) if value is not None else None
 
 
 def reclean(conn: sqlite3.Connection, rewrite: Callable[[sqlite3.Connection], int], *,
@@ -170,8 +181,7 @@ def reclean(conn: sqlite3.Connection, rewrite: Callable[[sqlite3.Connection], in
             if done is not None and done >= version:  # may have cleaned it meanwhile
                 return 0
             changed = rewrite(conn)
-            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) "
-                         "DO UPDATE SET value = excluded.value", (RULES_KEY, str(version)))
+            set_meta(conn, RULES_KEY, str(version))
         if changed:
             conn.execute("VACUUM")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

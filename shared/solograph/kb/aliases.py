@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from solograph.errors import ConfigError
+from solograph.store import get_meta, set_meta
 from solograph.text.spelling import edit_distance, max_edits
 from solograph.text.tokens import stems
 
@@ -81,17 +82,16 @@ def load(conn: sqlite3.Connection, path: Path) -> AliasTable:
         stat = f"{st.st_size}:{st.st_mtime_ns}"
     except OSError:
         return AliasTable()
-    row = conn.execute("SELECT value FROM meta WHERE key = 'aliases'").fetchone()
+    row = get_meta(conn, "aliases")
     if row is not None:
-        cached = json.loads(row[0])
+        cached = json.loads(row)
         if cached.get("stat") == stat and cached.get("path") == str(path.resolve()):
             return AliasTable.of(cached["groups"])
     groups = parse(path.read_text(encoding="utf-8", errors="replace"), str(path))
     value = json.dumps({"stat": stat, "path": str(path.resolve()), "groups": groups},
                        ensure_ascii=False)
     with contextlib.suppress(sqlite3.OperationalError):  # read-only or busy: parse next time
-        conn.execute("INSERT INTO meta (key, value) VALUES ('aliases', ?) ON CONFLICT(key) "
-                     "DO UPDATE SET value = excluded.value", (value,))
+        set_meta(conn, "aliases", value)
     return AliasTable.of(groups)
 
 

@@ -27,7 +27,7 @@ from solograph.kb.layout import Layout, config_stat, load_layout
 from solograph.kb.paths import kb_db_path
 from solograph.kb.resolve import Resolver
 from solograph.kb.walk import walk
-from solograph.store import connect_writer, transaction
+from solograph.store import RULES_KEY, connect_writer, get_meta, set_meta, stored_rules, transaction
 from solograph.text.tokens import index_text
 
 if TYPE_CHECKING:
@@ -90,41 +90,30 @@ def open_kb(home: Path, root: Path, *, busy_ms: int | None = None,
     return KbIndex(conn, root, layout)
 
 
-def _meta(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return row[0] if row else None
-
-
-def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
-    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) "
-                 "DO UPDATE SET value = excluded.value", (key, value))
-
-
 def _layout(conn: sqlite3.Connection, root: Path) -> Layout:
     """The layout, parsed again only when .solograph.yaml changed; a changed layout makes the
     next sync re-read everything (pages, exclusions)."""
     stat = json.dumps(config_stat(root))
-    cached = _meta(conn, "layout")
-    if cached is not None and _meta(conn, "layout_stat") == stat:
+    cached = get_meta(conn, "layout")
+    if cached is not None and get_meta(conn, "layout_stat") == stat:
         return Layout.from_json(cached)
     layout = load_layout(root)
     with transaction(conn):
         if cached is not None and cached != layout.to_json():
             conn.execute("UPDATE docs SET size = -1")
-        _set_meta(conn, "layout", layout.to_json())
-        _set_meta(conn, "layout_stat", stat)
+        set_meta(conn, "layout", layout.to_json())
+        set_meta(conn, "layout_stat", stat)
     return layout
 
 
 def _check_rules(conn: sqlite3.Connection) -> None:
     from solograph.text.secrets import RULES_VERSION
 
-    done = int(_meta(conn, "rules_version") or 0)
-    if done >= RULES_VERSION:
+    if (stored_rules(conn) or 0) >= RULES_VERSION:
         return
     with transaction(conn):
         conn.execute("UPDATE docs SET size = -1")  # every page is read (and redacted) again
-        _set_meta(conn, "rules_version", str(RULES_VERSION))
+        set_meta(conn, RULES_KEY, str(RULES_VERSION))
 
 
 def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,

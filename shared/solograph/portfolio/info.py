@@ -5,7 +5,9 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 
+from solograph.portfolio import LAST_SCAN
 from solograph.portfolio.registry import Project
+from solograph.store import get_meta
 from solograph.text.tokens import match_all, query_terms
 
 # Packages that name a stack better than the language alone, checked in this order.
@@ -94,13 +96,12 @@ def stats(conn: sqlite3.Connection) -> dict:
             "SELECT p.name, (SELECT COUNT(*) FROM files WHERE project_id = p.id), "
             "(SELECT COUNT(*) FROM symbols WHERE project_id = p.id) AS defs FROM projects p "
             "WHERE p.removed = 0 ORDER BY defs DESC, p.name LIMIT 20")],
-        "last_scan": _float(conn.execute("SELECT value FROM meta WHERE key = 'last_scan'")
-                            .fetchone()),
+        "last_scan": _float(get_meta(conn, LAST_SCAN)),
     }
 
 
-def _float(row: sqlite3.Row | None) -> float | None:
-    return float(row[0]) if row else None
+def _float(value: str | None) -> float | None:
+    return float(value) if value is not None else None
 
 
 def shared(conn: sqlite3.Connection, package: str | None = None, *, limit: int = 50) -> dict:

@@ -16,11 +16,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from solograph.portfolio import LAST_SCAN
 from solograph.portfolio.definitions import Definition, DefinitionExtractor, language_for_path
 from solograph.portfolio.files import list_files
 from solograph.portfolio.manifests import Package, manifest_kind, parse_manifest
 from solograph.portfolio.registry import Project
-from solograph.store import transaction
+from solograph.store import set_meta, transaction
 from solograph.text.secrets import redact
 from solograph.text.tokens import fold_name, identifier_index_text, index_text
 
@@ -106,8 +107,7 @@ def scan(conn: sqlite3.Connection, projects: list[Project], *, max_file_bytes: i
         with transaction(conn):
             conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('optimize')")
     with transaction(conn):
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('last_scan', ?)",
-                     (str(time.time()),))
+        set_meta(conn, LAST_SCAN, str(time.time()))
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     report.seconds = time.perf_counter() - started
     return report

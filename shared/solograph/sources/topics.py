@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 
 from solograph.errors import BadQuery
-from solograph.store import transaction
+from solograph.store import get_meta, set_meta, transaction
 from solograph.text.tokens import index_text
 
 MIN_SCORE = 3  # a title hit plus one more mention, or three mentions
@@ -56,12 +56,12 @@ def phrase_stems(keyword: str) -> str:
 
 def seed_topics(conn: sqlite3.Connection) -> None:
     """Fill the topics table with DEFAULT_TOPICS once; later edits by the user are kept."""
-    if conn.execute("SELECT 1 FROM meta WHERE key = ?", (SEEDED_KEY,)).fetchone():
+    if get_meta(conn, SEEDED_KEY) is not None:
         return
     with transaction(conn):
         conn.executemany("INSERT OR IGNORE INTO topics (tag, keyword) VALUES (?, ?)",
                          [(tag, kw) for tag, kws in DEFAULT_TOPICS.items() for kw in kws])
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (SEEDED_KEY,))
+        set_meta(conn, SEEDED_KEY, "1")
 
 
 def load_topics(conn: sqlite3.Connection) -> dict[str, list[str]]:
