@@ -24,22 +24,24 @@ def _load() -> None:
     from solograph.config import Settings
 
 
+def _bind(p: argparse.ArgumentParser, port_setting: str, port: int) -> None:
+    p.add_argument("--host", help="bind address (default SOLOGRAPH_HOST or 127.0.0.1)")
+    p.add_argument("--port", type=int, help=f"port (default {port_setting} or {port})")
+
+
 def _add_service_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("mcp", help="the MCP server: stdio (for `claude mcp add`) or --http")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead")
-    p.add_argument("--host", help="bind address (default SOLOGRAPH_HOST or 127.0.0.1)")
-    p.add_argument("--port", type=int, help="port (default SOLOGRAPH_MCP_PORT or 8766)")
+    _bind(p, "SOLOGRAPH_MCP_PORT", 8766)
     p = sub.add_parser("api", help="the HTTP API (reads, jobs, /health, /docs)")
-    p.add_argument("--host", help="bind address (default SOLOGRAPH_HOST or 127.0.0.1)")
-    p.add_argument("--port", type=int, help="port (default SOLOGRAPH_API_PORT or 8765)")
+    _bind(p, "SOLOGRAPH_API_PORT", 8765)
     p = sub.add_parser("worker", help="a Celery worker (needs SOLOGRAPH_REDIS_URL)")
     p.add_argument("-Q", "--queues", default="scan,sessions,kb,scrapers",
                    help="queues to consume, comma-separated")
     p.add_argument("-c", "--concurrency", type=int, default=2)
     sub.add_parser("beat", help="the Celery beat schedule: the nightly refresh (run exactly one)")
     p = sub.add_parser("http", help="the sources search API for SearXNG (/search, /sources)")
-    p.add_argument("--host", help="bind address (default SOLOGRAPH_HOST or 127.0.0.1)")
-    p.add_argument("--port", type=int, help="port (default SOLOGRAPH_SEARCH_PORT or 8002)")
+    _bind(p, "SOLOGRAPH_SEARCH_PORT", 8002)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,10 +64,9 @@ def main(argv: list[str] | None = None) -> int:
             return _crawl(settings, args)
         return SERVICE_COMMANDS[args.command](settings, args)
     except SolographError as exc:
-        print(f"solograph: {exc.message}", file=sys.stderr)
-        if exc.hint:
-            print(f"  hint: {exc.hint}", file=sys.stderr)
-        return 1
+        return cli.report_error(exc, args)
+    except KeyboardInterrupt:
+        return 130
 
 
 def _is_queued_scan(argv: list[str]) -> bool:

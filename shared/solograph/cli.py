@@ -138,14 +138,20 @@ def main(argv: list[str] | None = None,
         settings = Settings.from_env()
         return COMMANDS[args.command](settings, args)
     except SolographError as exc:
-        if getattr(args, "json", False):
-            print(reads.to_json(exc.to_dict()))
-        print(f"solograph: {exc.message}", file=sys.stderr)
-        if exc.hint:
-            print(f"  hint: {exc.hint}", file=sys.stderr)
-        return 1
+        return report_error(exc, args)
     except KeyboardInterrupt:
         return 130
+
+
+def report_error(exc: SolographError, args: argparse.Namespace) -> int:
+    """The one translation of a domain error for the command line: the error object on stdout
+    with --json, the message and the next step on stderr, exit 1."""
+    if getattr(args, "json", False):
+        print(reads.to_json(exc.to_dict()))
+    print(f"solograph: {exc.message}", file=sys.stderr)
+    if exc.hint:
+        print(f"  hint: {exc.hint}", file=sys.stderr)
+    return 1
 
 
 def _symbols(settings: Settings, args: argparse.Namespace) -> int:
