@@ -98,8 +98,9 @@ class KbRunner:
 
 
 def _open(aliases: str, log: Log) -> Iterator[KbRunner]:
-    from solograph import jobs, reads
+    from solograph import reads
     from solograph.config import Settings
+    from solograph.kb.sync import index_kb
 
     src = corpora() / "wiki"
     with tempfile.TemporaryDirectory(prefix="solograph-kb-eval-") as tmp:
@@ -107,7 +108,7 @@ def _open(aliases: str, log: Log) -> Iterator[KbRunner]:
         for name, (folder, layout) in KBS.items():
             root, wiki = layout(src / folder, Path(tmp) / name)
             s = Settings(home=Path(tmp) / "home", kb_path=root)
-            report = jobs.index_kb(s)
+            report = index_kb(s)
             if aliases == "hand":
                 (wiki / "_aliases.yaml").write_text(
                     (ALIASES / f"{name}.yaml").read_text(encoding="utf-8"), encoding="utf-8")

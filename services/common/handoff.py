@@ -17,15 +17,19 @@ from collections.abc import Callable
 from celery import Celery
 
 from solograph.config import Settings
+from solograph.indexes import all_answers
 from solograph_services.common import jobs
 
 log = logging.getLogger("solograph.handoff")
 
 INTERVAL_S = 60.0
 
-# The read (tool) name -> the job that finishes its sync.
-JOB_FOR_READ = {"session_search": "sync_sessions", "kb_search": "index_kb",
-                "kb_get": "index_kb"}
+
+
+def sync_jobs() -> dict[str, str]:
+    """Each read of an index that syncs before reading -> the job that finishes its sync."""
+    return {answer.name: index.sync_job for index, answer in all_answers()
+            if index.sync_job and answer.sync}
 
 
 class Handoff:
@@ -41,10 +45,11 @@ class Handoff:
         self._lock = threading.Lock()
         self.interval = interval
         self.background = background
+        self.jobs = sync_jobs()
 
     def after(self, read: str, answer: object) -> str | None:
         """Call with each answer; returns the job handed over (None when nothing was)."""
-        job = JOB_FOR_READ.get(read)
+        job = self.jobs.get(read)
         if job is None or not self.settings.redis_url or not isinstance(answer, dict):
             return None
         fresh = answer.get("freshness")

@@ -18,6 +18,7 @@ from starlette.routing import Mount, Route
 from solograph import __version__
 from solograph.config import Settings
 from solograph.usage import UsageLog
+from solograph_services.common import health as probes
 from solograph_services.common.security import Guard, check_bind
 from solograph_services.mcp import tools
 
@@ -62,7 +63,10 @@ def http_app(settings: Settings) -> Guard:
             yield
 
     async def health(_request: Request) -> JSONResponse:
-        return JSONResponse({"ok": True})
+        stores = probes.stores(settings)
+        ok = all(probes.healthy(s) for s in stores.values())
+        return JSONResponse({"ok": ok, "version": __version__, "service": "mcp",
+                             "stores": stores}, status_code=200 if ok else 503)
 
     # Mount at "/" with the path inside the sub-app: mounting at "/mcp" answers 307 -> /mcp/.
     app = Starlette(routes=[Route("/health", health, methods=["GET"]), Mount("/", mcp_app)],

@@ -11,8 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import yaml
-
 from solograph.errors import ConfigError
 
 CONFIG_FILE = ".solograph.yaml"
@@ -85,7 +83,7 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, cwd: Path | None = None) -> Settings:
         env = os.environ if env is None else env
-        cwd = cwd or Path.cwd()
+        cwd = cwd or _cwd()
         home = Path(env.get("SOLOGRAPH_HOME") or "~/.solo").expanduser()
         scan_paths = tuple(
             Path(p.strip()).expanduser() for p in env.get("CODEGRAPH_SCAN_PATH", "").split(",")
@@ -135,6 +133,15 @@ class Settings:
         return (self.published_host or self.host) in LOOPBACK_HOSTS
 
 
+def _cwd() -> Path:
+    """The current folder; the home folder when it has been deleted (cron in a removed
+    folder), where `.solograph.yaml` is looked for instead."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        return Path.home()
+
+
 def _hour(env: Mapping[str, str]) -> int:
     raw = env.get("SOLOGRAPH_NIGHTLY_HOUR", "").strip() or "4"
     if not raw.isdigit() or not 0 <= int(raw) <= 23:
@@ -174,6 +181,8 @@ def _yaml_scope(path: Path) -> tuple[str, ...]:
         text = path.read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError, PermissionError):
         return ()
+    import yaml  # only when there is a file to read: most commands never load PyYAML
+
     try:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:

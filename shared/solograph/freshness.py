@@ -5,17 +5,21 @@ holds.
 
 `complete`/`pending`: whether the sync run before the answer read every changed file, and how
 many it left (the next search, the explicit sync command or the worker reads them). `as_of`
-comes from the index itself (the newest message, page mtime, scan or run it holds; ISO-8601
-UTC to the second), never from the clock, so an unchanged index answers the same bytes.
+comes from the index itself (each index's `as_of`: the newest message, page mtime, scan or run
+it holds; ISO-8601 UTC to the second), never from the clock, so an unchanged index answers the
+same bytes.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime
+from typing import TypedDict
 
-from solograph.portfolio import LAST_SCAN
-from solograph.store import get_meta
+
+class Freshness(TypedDict):
+    complete: bool
+    pending: int
+    as_of: str | None
 
 
 def freshness(*, pending: int = 0, as_of: str | None = None) -> dict:
@@ -48,32 +52,3 @@ def iso(value: object) -> str | None:
     except (ValueError, OverflowError, OSError):
         return None
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _one(conn: sqlite3.Connection, sql: str) -> object:
-    try:
-        row = conn.execute(sql).fetchone()
-    except sqlite3.OperationalError:  # a table an older index lacks
-        return None
-    return row[0] if row else None
-
-
-def sessions_as_of(conn: sqlite3.Connection) -> str | None:
-    """The newest message time the session index holds."""
-    return iso(_one(conn, "SELECT MAX(last_at) FROM sessions WHERE last_at != ''"))
-
-
-def kb_as_of(conn: sqlite3.Connection) -> str | None:
-    """The newest mtime of the pages the KB index holds."""
-    return iso(_one(conn, "SELECT MAX(mtime_ns) FROM docs WHERE mtime_ns > 0"))
-
-
-def portfolio_as_of(conn: sqlite3.Connection) -> str | None:
-    """The last scan."""
-    return iso(get_meta(conn, LAST_SCAN))
-
-
-def sources_as_of(conn: sqlite3.Connection) -> str | None:
-    """The last crawl or import run, else the newest document's date."""
-    return (iso(_one(conn, "SELECT MAX(finished_at) FROM runs"))
-            or iso(_one(conn, "SELECT MAX(date) FROM documents WHERE date != ''")))

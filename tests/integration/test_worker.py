@@ -78,7 +78,7 @@ def test_scan_submitted_over_http_runs_on_the_worker_and_is_searchable(stack: di
     code, body = http("POST", f"{base}/v1/jobs/scan", {"registry": True})
     assert code == 202, body
     queued = json.loads(body)
-    assert queued["queue"] == "scan"
+    assert queued["queue"] == "portfolio"
     status = wait_http_job(base, queued["job"])
     assert status["state"] == "SUCCESS", status
     assert status["job"] == "scan"
@@ -277,7 +277,7 @@ def test_drop_owned_drops_only_that_owners_locks(redis_url: str, svc):
 def test_beat_schedule_has_the_nightly_refresh_at_the_configured_hour(settings: Settings):
     entry = beat_schedule(settings.with_(nightly_hour=3))["nightly-refresh"]
     assert entry["task"] == "solograph.nightly"
-    assert entry["options"] == {"queue": "scan"}
+    assert entry["options"] == {"queue": "portfolio"}
     assert entry["schedule"] == crontab(hour=3, minute=0)
     assert entry["schedule"].hour == {3} and entry["schedule"].minute == {0}
 

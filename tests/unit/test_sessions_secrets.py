@@ -6,8 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from solograph.config import PRIVATE_MARKERS
-from solograph.sessions import ingest, open_index, search, sync
+from solograph.sessions import ingest
 from solograph.sessions.policy import Policy
+from solograph.sessions.search import search
+from solograph.sessions.store import open_index
+from solograph.sessions.sync import sync
 from solograph.sessions.upkeep import ensure_clean
 from solograph.store import RULES_KEY, stored_rules
 from solograph.text.secrets import RULES_VERSION, redact

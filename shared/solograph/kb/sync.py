@@ -22,32 +22,20 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from solograph.errors import NotIndexed
-from solograph.kb.layout import Layout, config_stat, load_layout
-from solograph.kb.paths import kb_db_path
+from solograph.index import Synced
+from solograph.kb.layout import Layout
 from solograph.kb.resolve import Resolver
+from solograph.kb.store import KbIndex, configured, open_kb
 from solograph.kb.walk import walk
-from solograph.store import RULES_KEY, connect_writer, get_meta, set_meta, stored_rules, transaction
+from solograph.store import transaction
 from solograph.text.tokens import index_text
 
 if TYPE_CHECKING:
+    from solograph.config import Settings
     from solograph.kb.markdown import Page
 
-STORE = "kb"
 CATALOG = "index.md"
 MAX_INDEX_LINE = 400
-
-
-@dataclass
-class KbIndex:
-    """An open KB index: the connection, the KB folder and its layout."""
-
-    conn: sqlite3.Connection
-    root: Path
-    layout: Layout
-
-    def close(self) -> None:
-        self.conn.close()
 
 
 @dataclass
@@ -65,55 +53,6 @@ class SyncReport:
         return {"docs": self.docs, "pages": self.pages, "read": self.read,
                 "deleted": self.deleted, "huge": self.huge, "problems": self.problems,
                 "pending": self.pending, "seconds": round(self.seconds, 3)}
-
-
-def open_kb(home: Path, root: Path, *, busy_ms: int | None = None,
-            check_rules: bool = True) -> KbIndex:
-    """The index of the KB at `root` (created on first use), its layout checked. `busy_ms`
-    shortens the wait for a store locked by another writer (the hook's budget is short);
-    the hook also skips `check_rules` (re-reading every page redacted by newer rules), which
-    the next search or index run does, since loading the rules alone costs it 20 ms."""
-    root = Path(root).expanduser()
-    if not root.is_dir():
-        raise NotIndexed(f"the knowledge base folder {root} does not exist",
-                         hint="set KB_PATH (or --kb-path) to the folder of your notes")
-    conn = connect_writer(kb_db_path(home, root), STORE)
-    if busy_ms is not None:
-        conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
-    try:
-        layout = _layout(conn, root)
-        if check_rules:
-            _check_rules(conn)
-    except BaseException:
-        conn.close()
-        raise
-    return KbIndex(conn, root, layout)
-
-
-def _layout(conn: sqlite3.Connection, root: Path) -> Layout:
-    """The layout, parsed again only when .solograph.yaml changed; a changed layout makes the
-    next sync re-read everything (pages, exclusions)."""
-    stat = json.dumps(config_stat(root))
-    cached = get_meta(conn, "layout")
-    if cached is not None and get_meta(conn, "layout_stat") == stat:
-        return Layout.from_json(cached)
-    layout = load_layout(root)
-    with transaction(conn):
-        if cached is not None and cached != layout.to_json():
-            conn.execute("UPDATE docs SET size = -1")
-        set_meta(conn, "layout", layout.to_json())
-        set_meta(conn, "layout_stat", stat)
-    return layout
-
-
-def _check_rules(conn: sqlite3.Connection) -> None:
-    from solograph.text.secrets import RULES_VERSION
-
-    if (stored_rules(conn) or 0) >= RULES_VERSION:
-        return
-    with transaction(conn):
-        conn.execute("UPDATE docs SET size = -1")  # every page is read (and redacted) again
-        set_meta(conn, RULES_KEY, str(RULES_VERSION))
 
 
 def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
@@ -335,3 +274,30 @@ def _index_lines(conn: sqlite3.Connection, only: set[str] | None) -> None:
         conn.execute("INSERT INTO docs_fts (rowid, title, meta, body) VALUES (?, ?, ?, ?)",
                      (row["id"], old[0], index_text(meta_text(row["path"], row, line)),
                       old[1]))
+
+
+def sync_for_read(kb: KbIndex, deadline: float) -> Synced:
+    """The sync before a read: changed pages re-read (newest first) within the budget."""
+    report = sync(kb, max_bytes=kb.settings.max_file_bytes, deadline=deadline)
+    return Synced(pending=report.pending)
+
+
+def index_kb(settings: Settings) -> dict:
+    """The write job: bring the index level with its folder (the first run reads every page;
+    later runs re-read what changed); report what it holds."""
+    kb = open_kb(settings.home, configured(settings), settings=settings)
+    try:
+        report = sync(kb, max_bytes=settings.max_file_bytes).to_dict()
+        report["kb"] = str(kb.root)
+        report["index"] = str(settings.kb_db)
+        report["pages_folder"] = kb.layout.pages or "."
+        report["summary"] = (
+            f"{report['docs']} documents ({report['pages']} in {report['pages_folder']}/), "
+            f"{report['read']} read, {report['deleted']} dropped in {report['seconds']} s"
+            + (f"; {report['problems']} with problems (see `solograph kb-graph --check`)"
+               if report["problems"] else "")
+            + (f"; {len(report['huge'])} too large to index" if report["huge"] else ""))
+        return report
+    finally:
+        kb.close()
+

@@ -25,11 +25,17 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from solograph.errors import NotIndexed
+from solograph.index import Handle, Synced
 from solograph.sessions import upkeep
 from solograph.sessions.ingest import Report, reset_file, sync_file
 from solograph.sessions.policy import Policy, default_policy
 from solograph.store import transaction
+
+if TYPE_CHECKING:
+    from solograph.config import Settings
 
 Stat = tuple[str, int, int, int]  # kind, size, mtime_ns, inode
 
@@ -136,3 +142,41 @@ def _privacy(conn: sqlite3.Connection, policy: Policy, report: Report) -> set[st
         upkeep.refresh(conn, report.touched)
         report.touched.clear()
     return {path for _, path in reopen}
+
+
+def sync_for_read(handle: Handle, deadline: float) -> Synced:
+    """The sync before a read, within its budget. A transcripts folder that is not there is an
+    error only while the index holds nothing (an index of archived sessions still answers)."""
+    root = handle.settings.claude_projects
+    report = sync(handle.conn, root, deadline=deadline)
+    if report["missing"] and not handle.conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone():
+        raise NotIndexed(f"no sessions indexed, and the transcripts folder {report['transcripts']} "
+                         "does not exist",
+                         hint="set CLAUDE_PROJECTS_PATH to Claude Code's projects folder "
+                              "(default ~/.claude/projects)")
+    return Synced(pending=report["pending"])
+
+
+def sync_sessions(settings: Settings) -> dict:
+    """The write job: read new and grown transcripts into the index; report what was done and
+    what the index holds."""
+    from solograph.sessions.store import open_index
+
+    conn = open_index(settings.sessions_db)
+    try:
+        report = sync(conn, settings.claude_projects)
+        total, archived, messages = conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(NOT EXISTS (SELECT 1 FROM files f "
+            "WHERE f.session_id = s.session_id AND f.kind = 'main' AND f.status = 'live')), 0), "
+            "COALESCE(SUM(messages), 0) FROM sessions s").fetchone()
+        report.update(sessions=total, archived=archived, messages=messages)
+        report["summary"] = (
+            f"{total} sessions ({archived} archived), {messages} messages; this sync: "
+            f"{report['new']} new files, {report['grown']} grown, {report['reread']} re-read, "
+            f"{report['deleted']} deleted, {report['entries']} messages added"
+            + (f", {report['purged']} purged (private)" if report["purged"] else "")
+            + (f"; transcripts folder {report['transcripts']} not found"
+               if report["missing"] else ""))
+        return report
+    finally:
+        conn.close()
