@@ -8,12 +8,15 @@ module is imported.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from solograph import __version__
+
+if TYPE_CHECKING:
+    import argparse
 
 EPILOG = """examples:
   solograph registry                       find git checkouts under CODEGRAPH_SCAN_PATH
@@ -73,11 +76,12 @@ def _owner(command: str):
 def build_parser(command: str | None = None) -> tuple[argparse.ArgumentParser, dict]:
     """The parser, with only `command`'s own sub-parser when it is known (every command's
     otherwise), and the table of what runs each command built."""
-    parser = argparse.ArgumentParser(
-        prog="solograph", description="Memory for coding agents across your portfolio.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from solograph_services.cli.output import Parser
+
+    parser = Parser(prog="solograph", description="Memory for coding agents across your "
+                    "portfolio.", epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"solograph {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     runs: dict = {}
     owner = _owner(command) if command else None
     if owner is not None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from solograph import reads
 from solograph.errors import BadQuery
-from solograph_services.cli.output import add_json, emit, summary
+from solograph_services.cli.output import Formatter, add_json, emit, summary
 
 if TYPE_CHECKING:
     from solograph.config import Settings
@@ -34,7 +34,7 @@ def add(sub: argparse._SubParsersAction, name: str) -> None:
         epilog='examples:\n  solograph sessions "webhook retry" -p my-app\n'
                '  solograph sessions "webhook retry" --session 258c7280\n'
                "  solograph sessions export 258c7280 --format markdown",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=Formatter)
     p.add_argument("query", nargs="+", metavar="QUERY",
                    help='words to find, e.g. "webhook retry"; or `export ID`')
     p.add_argument("-p", "--project", help="only sessions in this project's folder")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from solograph import reads
 from solograph.errors import BadQuery
 from solograph.sources import CRAWLS
-from solograph_services.cli.output import emit
+from solograph_services.cli.output import Formatter, emit
 
 if TYPE_CHECKING:
     from solograph.config import Settings
@@ -45,7 +45,7 @@ def add(sub: argparse._SubParsersAction, name: str) -> None:
         "sources", help=COMMANDS[name],
         description="The sources index: YouTube transcripts, ProductHunt and TrustMRR pages, "
                     "Telegram exports, searchable together.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG, formatter_class=Formatter)
     actions = p.add_subparsers(dest="sources_command", metavar="ACTION", required=True)
 
     q = actions.add_parser("search", help="find documents; each video once, at its best chunk")

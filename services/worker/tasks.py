@@ -62,7 +62,7 @@ def run_scan(settings: Settings, client: redis.Redis, *, owner: str,
 def project_names(settings: Settings, projects: list[str] | None) -> list[str]:
     """The projects named, else the scope, else every registered one (as the core's scan does);
     an unknown name fails the job before any project is scanned."""
-    names = list(projects or settings.scope)
+    names = list(projects or settings.scan_scope)
     conn = connect_reader(settings.portfolio_db, "portfolio")
     try:
         chosen = registry.resolve_scope(conn, names) if names else registry.list_projects(conn)

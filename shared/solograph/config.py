@@ -8,21 +8,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from solograph.errors import ConfigError
+from solograph.frozen import Frozen
 
 CONFIG_FILE = ".solograph.yaml"
 PRIVATE_MARKERS = (".solograph-private", ".metadata_never_index")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Frozen):
     home: Path
     scan_paths: tuple[Path, ...] = ()
+    # Projects a scan is limited to: SOLOGRAPH_SCOPE, else `scope:` of `scope_file` (read only
+    # when a scan asks, through `scan_scope`: a search never pays for PyYAML).
     scope: tuple[str, ...] = ()
+    scope_file: Path | None = None
     kb_path: Path | None = None
     claude_projects: Path | None = None
     max_file_bytes: int = 1_000_000
@@ -53,7 +55,6 @@ class Settings:
     youtube_channels: tuple[str, ...] = ()
     subtitle_langs: tuple[str, ...] = ("en", "ru")
     crawls: tuple[str, ...] = ()
-    extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def portfolio_db(self) -> Path:
@@ -77,9 +78,6 @@ class Settings:
             raise ConfigError("no knowledge base: set KB_PATH to the folder of your notes")
         return kb_db_path(self.home, self.kb_path)
 
-    def with_(self, **changes) -> Settings:
-        return replace(self, **changes)
-
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, cwd: Path | None = None) -> Settings:
         env = os.environ if env is None else env
@@ -94,13 +92,12 @@ class Settings:
         kb_raw = env.get("KB_PATH", "").strip()
         kb_path = Path(kb_raw).expanduser() if kb_raw else None
         scope = _split_scope(env.get("SOLOGRAPH_SCOPE", ""))
-        if not scope:
-            scope = _yaml_scope((kb_path or cwd) / CONFIG_FILE)
         claude = env.get("CLAUDE_PROJECTS_PATH", "").strip()
         return cls(
             home=home,
             scan_paths=scan_paths,
             scope=scope,
+            scope_file=None if scope else (kb_path or cwd) / CONFIG_FILE,
             kb_path=kb_path,
             claude_projects=Path(claude).expanduser() if claude
             else Path("~/.claude/projects").expanduser(),
@@ -127,6 +124,13 @@ class Settings:
             subtitle_langs=_split_list(env.get("SOLOGRAPH_SUBTITLE_LANGS", "")) or ("en", "ru"),
             crawls=_split_list(env.get("SOLOGRAPH_CRAWLS", "")),
         )
+
+    @property
+    def scan_scope(self) -> tuple[str, ...]:
+        """The projects a scan is limited to (empty: all of them)."""
+        if self.scope or self.scope_file is None:
+            return self.scope
+        return _yaml_scope(self.scope_file)
 
     @property
     def loopback_only(self) -> bool:

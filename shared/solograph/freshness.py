@@ -12,7 +12,6 @@ same bytes.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import TypedDict
 
 
@@ -39,6 +38,8 @@ def iso(value: object) -> str | None:
     the second; None when there is none or it cannot be read."""
     if value is None or value == "":
         return None
+    from datetime import UTC, datetime
+
     try:
         if isinstance(value, int | float) or (isinstance(value, str)
                                               and value.replace(".", "", 1).isdigit()):

@@ -15,11 +15,14 @@ index imports none of them: a command pays only for the index it runs.
 from __future__ import annotations
 
 import importlib
-import sqlite3
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from solograph.frozen import Frozen
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from solograph.config import Settings
 
 REQUIRED: Any = ...  # a Param without a default must be given
@@ -34,7 +37,7 @@ def resolve(ref: str) -> Any:
     return found
 
 
-class Param(NamedTuple):
+class Param(Frozen):
     """One argument of an answer, as every adapter offers it."""
 
     name: str
@@ -57,7 +60,7 @@ class Param(NamedTuple):
         return self.http or self.name
 
 
-class Answer(NamedTuple):
+class Answer(Frozen):
     """One public read: `run(handle, **params)` returns its answer dict."""
 
     name: str  # the MCP tool, the usage-log name and the `solograph.reads` function
@@ -75,7 +78,7 @@ class Answer(NamedTuple):
     fresh: bool = True  # carries `freshness`
 
 
-class Job(NamedTuple):
+class Job(Frozen):
     """One write job: `run(settings, **kwargs)` returns its report dict."""
 
     name: str  # the job's name for the API, the CLI and the worker ("sync_sessions")
@@ -88,7 +91,7 @@ class Job(NamedTuple):
     idempotent: bool = True
 
 
-class Index(NamedTuple):
+class Index(Frozen):
     name: str  # its store, migrations folder and queue
     title: str
     store: str  # the Settings attribute holding its SQLite file ("sessions_db")
@@ -124,7 +127,7 @@ class Handle:
         self.conn.close()
 
 
-class Synced(NamedTuple):
+class Synced(Frozen):
     """What a read's sync left: changed files not read yet, files it could not read."""
 
     pending: int = 0

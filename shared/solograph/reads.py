@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from solograph.freshness import attach, freshness
 from solograph.index import REQUIRED, Index, Synced, resolve
 from solograph.indexes import find_answer
-from solograph.store import time_limit
 
 if TYPE_CHECKING:
     from solograph.config import Settings
@@ -42,6 +41,8 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
         raise TypeError(f"{name}() missing {', '.join(missing)}")
     if "limit" in given:
         given["limit"] = clamp(given["limit"], settings)
+    from solograph.store import time_limit
+
     run = resolve(spec.run)
     with resolve(index.open)(settings) as handle:
         synced = _sync(index, handle, settings) if spec.sync else Synced()

@@ -8,7 +8,7 @@ from typing import Literal, NotRequired, TypedDict
 from solograph.errors import BadQuery, NotIndexed
 from solograph.freshness import Freshness
 from solograph.index import Handle
-from solograph.portfolio import info, registry
+from solograph.portfolio import registry
 from solograph.portfolio.search import search_symbols
 
 Action = Literal["explain", "deps", "stats", "shared", "dupes", "projects"]
@@ -87,6 +87,8 @@ def symbol_search(handle: Handle, *, query: str, project: str | None = None,
 def project_info(handle: Handle, *, action: str, project: str | None = None,
                  package: str | None = None, name: str | None = None) -> dict:
     """One project (explain, deps) or the whole portfolio (stats, shared, dupes, projects)."""
+    from solograph.portfolio import info
+
     conn = handle.conn
     if action not in PROJECT_ACTIONS:
         raise BadQuery(f"unknown action {action!r}",

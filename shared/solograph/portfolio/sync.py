@@ -53,7 +53,7 @@ def scan_portfolio(settings: Settings, *, projects: list[str] | None = None,
 
     conn = open_writer(settings)
     try:
-        names = list(projects or settings.scope)
+        names = list(projects or settings.scan_scope)
         chosen = registry.resolve_scope(conn, names) if names else registry.list_projects(conn)
         report = scan(conn, chosen, max_file_bytes=settings.max_file_bytes, progress=progress)
         out = report.to_dict()
