@@ -39,7 +39,7 @@ def test_bad_yaml_scope_is_a_clear_error_for_a_scan_only(tmp_path, text):
     (tmp_path / ".solograph.yaml").write_text(text)
     settings = Settings.from_env({}, cwd=tmp_path)  # a search never reads `scope:`
     with pytest.raises(ConfigError, match=".solograph.yaml"):
-        settings.scan_scope
+        assert settings.scan_scope is None
 
 
 def test_bad_integer_setting(tmp_path):
