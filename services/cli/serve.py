@@ -39,28 +39,28 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command in PORTS:
         settings = settings.with_(host=args.host or settings.host)
     if args.command == "mcp":
-        from solograph_services.mcp import server
+        from solograph_services.mcp.server import run_stdio, serve_http
 
         if args.http:
-            server.serve_http(settings.with_(mcp_port=args.port or settings.mcp_port))
+            serve_http(settings.with_(mcp_port=args.port or settings.mcp_port))
         else:
-            server.run_stdio(settings)
+            run_stdio(settings)
     elif args.command == "api":
-        from solograph_services.api import app
+        from solograph_services.api.app import serve
 
-        app.serve(settings.with_(api_port=args.port or settings.api_port))
+        serve(settings.with_(api_port=args.port or settings.api_port))
     elif args.command == "http":
-        from solograph_services.search import app
+        from solograph_services.search.app import serve
 
-        app.serve(settings.with_(search_port=args.port or settings.search_port))
+        serve(settings.with_(search_port=args.port or settings.search_port))
     else:
-        from solograph_services.worker import app
+        from solograph_services.worker.app import run_beat, run_worker
 
         if args.command == "worker":
             from solograph_services.common.jobs import queues as all_queues
 
             queues = args.queues.split(",") if args.queues else list(all_queues())
-            app.run_worker(settings, queues=queues, concurrency=args.concurrency)
+            run_worker(settings, queues=queues, concurrency=args.concurrency)
         else:
-            app.run_beat(settings)
+            run_beat(settings)
     return 0

@@ -12,7 +12,7 @@ same bytes.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from solograph.typed import TypedDict
 
 
 class Freshness(TypedDict):

@@ -94,7 +94,7 @@ class Job(Frozen):
 class Index(Frozen):
     name: str  # its store, migrations folder and queue
     title: str
-    store: str  # the Settings attribute holding its SQLite file ("sessions_db")
+    db: str  # "module:function": (settings) -> the path of its SQLite file
     open: str  # "module:function": (settings) -> a context manager yielding a Handle
     as_of: str  # "module:function": (conn) -> ISO time of the newest thing it holds
     answers: tuple[Answer, ...]
@@ -104,9 +104,11 @@ class Index(Frozen):
     # The job that finishes what a read's sync left pending, handed to the worker.
     sync_job: str = ""
     pending_note: str = ""
+    # The package whose folder holds `<name>/*.sql` (an index outside the core ships its own).
+    migrations: str = ""
 
     def path(self, settings: Settings):
-        return getattr(settings, self.store)
+        return resolve(self.db)(settings)
 
     def answer(self, name: str) -> Answer | None:
         return next((a for a in self.answers if a.name == name), None)

@@ -6,7 +6,6 @@ them with the open index.
 from __future__ import annotations
 
 import sqlite3
-from typing import NotRequired, TypedDict
 
 from solograph.errors import BadQuery, NotFound
 from solograph.freshness import Freshness
@@ -14,6 +13,7 @@ from solograph.kb import aliases, graph, hint, search, stacks, state
 from solograph.kb.paths import state_dir
 from solograph.kb.resolve import Resolver
 from solograph.kb.store import KbIndex
+from solograph.typed import NotRequired, TypedDict
 
 
 class PageHit(TypedDict):

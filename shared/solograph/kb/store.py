@@ -107,3 +107,7 @@ def _check_rules(conn: sqlite3.Connection) -> None:
     with transaction(conn):
         conn.execute("UPDATE docs SET size = -1")  # every page is read (and redacted) again
         set_meta(conn, RULES_KEY, str(RULES_VERSION))
+
+
+def db_path(settings: Settings) -> Path:
+    return settings.kb_db

@@ -3,13 +3,14 @@ dupes, projects). Each takes an open handle; `solograph.reads` opens, bounds and
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal
 
 from solograph.errors import BadQuery, NotIndexed
 from solograph.freshness import Freshness
 from solograph.index import Handle
 from solograph.portfolio import registry
 from solograph.portfolio.search import search_symbols
+from solograph.typed import NotRequired, TypedDict
 
 Action = Literal["explain", "deps", "stats", "shared", "dupes", "projects"]
 PROJECT_ACTIONS: tuple[str, ...] = Action.__args__
@@ -50,10 +51,10 @@ class ProjectInfo(TypedDict, total=False):
     layers: list[dict]
     dependencies: list[str]
     scanned_at: float | None
-    # deps
+    # deps (and, as counts, stats)
     manifests: list[dict]
-    packages: list[dict]
-    # stats
+    packages: int | list[dict]
+    # stats (and, as lists, projects and shared)
     projects: int | list[dict]
     scanned: int
     files: int

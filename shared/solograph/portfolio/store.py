@@ -14,6 +14,8 @@ from solograph.portfolio import LAST_SCAN, STORE
 from solograph.store import connect_reader, connect_writer, get_meta
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from solograph.config import Settings
 
 
@@ -34,3 +36,7 @@ def opened(settings: Settings) -> Iterator[Handle]:
 def as_of(conn: sqlite3.Connection) -> str | None:
     """The last scan."""
     return iso(get_meta(conn, LAST_SCAN))
+
+
+def db_path(settings: Settings) -> Path:
+    return settings.portfolio_db

@@ -3,13 +3,12 @@ matching messages) and `session_export` (one whole conversation)."""
 
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
-
 from solograph.errors import BadQuery
 from solograph.freshness import Freshness
 from solograph.index import Handle
 from solograph.sessions import search as ranking
 from solograph.sessions import transcript
+from solograph.typed import NotRequired, TypedDict
 
 
 class SessionHit(TypedDict):

@@ -50,3 +50,7 @@ def as_of(conn: sqlite3.Connection) -> str | None:
     """The newest message time the index holds."""
     row = conn.execute("SELECT MAX(last_at) FROM sessions WHERE last_at != ''").fetchone()
     return iso(row[0] if row else None)
+
+
+def db_path(settings: Settings) -> Path:
+    return settings.sessions_db

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import UTC, datetime
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal
 
 from solograph.errors import BadQuery, NotFound
 from solograph.freshness import Freshness
@@ -16,6 +16,7 @@ from solograph.sources.chunks import video_url
 from solograph.sources.search import SNIPPET, snippet
 from solograph.sources.store import check_source
 from solograph.sources.youtube import video_id
+from solograph.typed import NotRequired, TypedDict
 
 Action = Literal["search", "list", "tags", "related"]
 ACTIONS: tuple[str, ...] = Action.__args__

@@ -259,3 +259,7 @@ def _reredact(conn: sqlite3.Connection) -> int:
     if changed:
         conn.execute("INSERT INTO documents_fts (documents_fts) VALUES ('optimize')")
     return changed
+
+
+def db_path(settings: Settings) -> Path:
+    return settings.sources_db
