@@ -45,6 +45,7 @@ EPILOG = """examples:
   solograph hook --kb-path ~/notes         Claude Code's SessionStart/UserPromptSubmit hook
   solograph memgate train labelled.jsonl   fit the memory nudge from your labelled prompts
   solograph index-kb                       warm the KB index (searches sync by themselves)
+  solograph refresh                        the nightly job (cron): registry, scan, sessions, KB
   solograph mcp                            the MCP server over stdio (what `claude mcp add` runs)
 
 environment:
@@ -56,7 +57,7 @@ environment:
 """
 
 # The hand-made command modules, in the order `--help` lists them.
-MODULES = ("portfolio", "sessions", "kb", "sources", "usage", "serve")
+MODULES = ("portfolio", "sessions", "kb", "sources", "refresh", "usage", "serve")
 PACKAGE = "solograph_services.cli."
 
 

@@ -24,7 +24,7 @@ from solograph.portfolio import registry
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph.store import connect_reader
 from solograph_services.common.crawls import run_crawl
-from solograph_services.common.jobs import job_table, submit
+from solograph_services.common.jobs import job_table
 from solograph_services.worker import locks
 
 MAX_RETRIES = 5
@@ -135,10 +135,16 @@ def register(app: Celery, settings: Settings) -> None:
     @app.task(name=jobs["nightly"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
               throws=EXPECTED)
     def nightly(self: Task) -> dict:
-        """Registry merge, a scan of what changed, then the sessions sync on its own queue."""
-        scanned = _retrying(self, lambda: run_scan(settings, client(), owner=_owner(self),
-                                                   progress=_progress(self)))
-        return {"scan": scanned, "sync_sessions": submit(app, "sync_sessions")}
+        """`solograph refresh`, each store written under its lock: the registry merge and a
+        scan of what changed (each project under its own), the session sync, the KB index."""
+        from solograph.refresh import refresh
+
+        def guard(store: str):
+            return locks.hold(client(), locks.store_lock(store), owner=_owner(self))
+
+        return _retrying(self, lambda: refresh(
+            settings, guard=guard, scan=lambda: run_scan(settings, client(), owner=_owner(self),
+                                                         progress=_progress(self))))
 
     # Sources: one refresh of a channel (or one crawl of a site) at a time; a second one
     # while it runs is skipped, not queued behind it (beat sends the next one tomorrow).
