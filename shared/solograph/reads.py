@@ -121,7 +121,7 @@ def _sessions(settings: Settings, *, bounded: bool = True,
                              f"{report['transcripts']} does not exist",
                              hint="set CLAUDE_PROJECTS_PATH to Claude Code's projects folder "
                                   "(default ~/.claude/projects)")
-        fresh = freshness.freshness(pending=report["pending"],
+        fresh = freshness.freshness(pending=report["pending"], unreadable=report["unreadable"],
                                     as_of=freshness.sessions_as_of(conn))
         if not bounded:
             yield conn, fresh
@@ -187,7 +187,7 @@ def _kb(settings: Settings) -> Iterator[tuple[KbIndex, dict]]:
     kb = open_kb(settings.home, settings.kb_path)
     try:
         report = kb_sync(kb, max_bytes=settings.max_file_bytes, deadline=_deadline(settings))
-        fresh = freshness.freshness(pending=report.pending,
+        fresh = freshness.freshness(pending=report.pending, unreadable=report.unreadable,
                                     as_of=freshness.kb_as_of(kb.conn))
         with time_limit(kb.conn, settings.query_timeout_ms):
             yield kb, fresh

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from solograph import bounded_json
 from solograph.text.tokens import index_text_long
 
 MAX_TEXT = 100_000  # characters kept of one record's text (a pasted log can be megabytes)
@@ -105,14 +106,25 @@ def wanted(line: bytes) -> bool:
 def decode(line: bytes) -> dict | None:
     """The JSON object on a line, or None when it is not one (bad JSON, a bare value, a
     half-decodable line)."""
+    return read_line(line)[0]
+
+
+def read_line(line: bytes) -> tuple[dict | None, str]:
+    """(the JSON object on a line or None, what was wrong with it or ""). None comes with
+    `not_json` or `not_an_object`; an object can come with `invalid_utf8` (bad bytes replaced)
+    or `too_deep` (values nested past bounded_json.MAX_DEPTH replaced by null)."""
+    problem = ""
     try:
-        obj = json.loads(line)
+        obj, cut = bounded_json.loads(line)
     except ValueError:  # JSONDecodeError and UnicodeDecodeError alike
         try:
-            obj = json.loads(line.decode("utf-8", "replace"))
+            obj, cut = bounded_json.loads(line.decode("utf-8", "replace"))
         except ValueError:
-            return None
-    return obj if isinstance(obj, dict) else None
+            return None, "not_json"
+        problem = "invalid_utf8"
+    if not isinstance(obj, dict):
+        return None, "not_an_object"
+    return obj, "too_deep" if cut else problem
 
 
 def parse(obj: dict) -> Record | None:
