@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from solograph import bounded_yaml
 from solograph.errors import ConfigError
 
 CONFIG_FILE = ".solograph.yaml"
@@ -174,8 +175,10 @@ def _yaml_scope(path: Path) -> tuple[str, ...]:
         text = path.read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError, PermissionError):
         return ()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}") from None
     try:
-        data = yaml.safe_load(text) or {}
+        data = bounded_yaml.load(text) or {}
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from None
     if not isinstance(data, dict):

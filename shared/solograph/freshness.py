@@ -19,7 +19,6 @@ from datetime import UTC, datetime
 from solograph.portfolio import LAST_SCAN
 from solograph.store import get_meta
 
-
 UNREADABLE_NOTE = ("{n} file(s) or folder(s) could not be read (permission denied?) and are "
                    "missing from this answer; the index must run as the files' owner "
                    "(SOLOGRAPH_UID / SOLOGRAPH_GID in the stack)")

@@ -23,10 +23,13 @@ def search_answer(kb: KbIndex, query: str, *, path: str | None = None, pages: bo
                   expand: bool = False, limit: int = 10) -> dict:
     if not query or not query.strip():
         raise BadQuery("empty query", hint='give words the notes hold: "privacy architecture"')
-    q = search.build_query(kb.conn, query, alias_table(kb))
+    table = alias_table(kb)
+    q = search.build_query(kb.conn, query, table)
     results = search.search(kb.conn, q, path=path, pages=pages, limit=limit)
     answer = {"query": query, "path": path, "pages": pages, "count": len(results),
               "respelled": q.respelled, "aliases": q.aliases, "results": results}
+    if table.problem:
+        answer["warnings"] = [table.problem]
     if expand:
         ids = [kb.conn.execute("SELECT id FROM docs WHERE path = ?", (r["path"],)).fetchone()[0]
                for r in results]
@@ -121,6 +124,8 @@ def aliases_answer(kb: KbIndex, *, suggested: bool = False) -> dict:
     table = alias_table(kb)
     file = aliases.aliases_path(kb.root, kb.layout.pages)
     answer: dict = {"file": str(file), "groups": len(table)}
+    if table.problem:
+        answer["warnings"] = [table.problem]
     if suggested:
         found = suggest.suggest(kb.conn, table)
         answer["suggested"] = found
