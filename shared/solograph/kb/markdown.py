@@ -1,7 +1,8 @@
 """One markdown page: frontmatter, title, heading sections and [[links]].
 
 Broken frontmatter never loses the page: it is indexed from its body and the problem is
-reported. Values YAML cannot type keep their text (`created: 2024-02-30` is that string). Links are read outside code (fenced blocks and inline spans) in every Obsidian form:
+reported. Values YAML cannot type keep their text (`created: 2024-02-30` is that string).
+Links are read outside code (fenced blocks and inline spans) in every Obsidian form:
 `[[slug]]`, `[[slug|label]]`, `[[path/slug#Heading|label]]` and embeds `![[x]]`.
 """
 
