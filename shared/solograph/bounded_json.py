@@ -8,6 +8,9 @@ document is still read and the caller learns how many values were cut.
 
     value, cut = loads(data)      # bytes or str; ValueError when it is not JSON at all
 
+A `\\udXXX` escape without its pair decodes to a lone surrogate, which no UTF-8 store accepts
+(SQLite's binding raises UnicodeEncodeError): such strings have it replaced by U+FFFD.
+
 Measuring costs one regex pass (strings out) and a count over the brackets left, all in C;
 a document with no more brackets than the limit skips even that.
 """
@@ -25,6 +28,9 @@ _STRING_S = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _TOKEN_B = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.S)
 _TOKEN_S = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.S)
 _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_LONE_B = re.compile(rb"\\u[dD][89a-fA-F]")
+_LONE_S = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _STEP = [0] * 256
 _STEP[ord("[")] = _STEP[ord("{")] = 1
 _STEP[ord("]")] = _STEP[ord("}")] = -1
@@ -78,7 +84,39 @@ def loads(data: bytes | str, *, limit: int = MAX_DEPTH) -> tuple[object, int]:
         data.count(b"{" if isinstance(data, bytes) else "{")
     if brackets > limit and depth(data) > limit:
         data, cut = _cut(data, limit)
-    return json.loads(data), cut
+    value = json.loads(data)
+    if (_LONE_B if isinstance(data, bytes) else _LONE_S).search(data):
+        value = _whole(value)
+    return value, cut
+
+
+def _text(s: str) -> str:
+    return _SURROGATE.sub("\ufffd", s)
+
+
+def _whole(value: object) -> object:
+    """`value` with every lone surrogate in its strings (keys too) replaced; iterative."""
+    if isinstance(value, str):
+        return _text(value)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            for i, v in enumerate(item):
+                if isinstance(v, str):
+                    item[i] = _text(v)
+                elif isinstance(v, dict | list):
+                    stack.append(v)
+        elif isinstance(item, dict):
+            pairs = list(item.items())
+            item.clear()
+            for k, v in pairs:
+                if isinstance(v, str):
+                    v = _text(v)
+                elif isinstance(v, dict | list):
+                    stack.append(v)
+                item[_text(k)] = v
+    return value
 
 
 def check(value: object, *, limit: int = MAX_DEPTH) -> None:

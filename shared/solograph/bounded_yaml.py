@@ -7,6 +7,7 @@ PyYAML's safe loader raises more than YAMLError on text people really write: `cr
 from `int`, and nesting (or a chain of aliases) deep enough a RecursionError. Here:
 - dates and times are never typed: they keep their text (`2024-02-30` stays that string);
 - an int, float or binary that cannot be built keeps its text too;
+- a `"\\ud800"` escape without its pair (which no UTF-8 store accepts) becomes U+FFFD;
 - the document's nodes are measured before anything is built: a path of more than MAX_DEPTH
   collections (aliases followed, so a chain of them counts) or a collection holding itself is a
   YAMLError that says so. With libyaml the nodes are composed in C; the pure-Python composer
@@ -15,11 +16,15 @@ from `int`, and nesting (or a chain of aliases) deep enough a RecursionError. He
 
 from __future__ import annotations
 
+import re
+
 import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 MAX_DEPTH = 64
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_STR = "tag:yaml.org,2002:str"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class TooDeep(yaml.YAMLError):
@@ -31,12 +36,12 @@ def _keep_text(build):  # noqa: ANN001, ANN202 - a SafeConstructor method
         try:
             return build(self, node)
         except (ValueError, OverflowError, yaml.YAMLError):
-            return self.construct_scalar(node)
+            return _text(self, node)
     return construct
 
 
 def _text(self, node):  # noqa: ANN001, ANN202
-    return self.construct_scalar(node)
+    return _SURROGATE.sub("\ufffd", self.construct_scalar(node))
 
 
 def _untyped_dates(resolvers: dict) -> dict:
@@ -67,7 +72,7 @@ def _loader(base: type) -> type:
     for tag in ("int", "float", "binary"):
         name = f"tag:yaml.org,2002:{tag}"
         cls.yaml_constructors[name] = _keep_text(base.yaml_constructors[name])
-    cls.yaml_constructors[_TIMESTAMP] = _text
+    cls.yaml_constructors[_TIMESTAMP] = cls.yaml_constructors[_STR] = _text
     return cls
 
 
