@@ -9,3 +9,8 @@ CREATE INDEX cwds_cwd ON cwds(cwd);
 
 -- Files read before this table existed: their first folder is all that is known.
 INSERT OR IGNORE INTO cwds (file_id, cwd) SELECT id, cwd FROM files WHERE cwd != '';
+
+-- A new file is written under secure_delete from its first page; an older one may hold old
+-- copies of rows in free space, and is vacuumed at its first purge.
+INSERT INTO meta (key, value) SELECT 'free_space_zeroed', '1'
+WHERE NOT EXISTS (SELECT 1 FROM files);

@@ -85,6 +85,9 @@ def open_kb(home: Path, root: Path, *, busy_ms: int | None = None,
         raise NotIndexed(f"the knowledge base folder {root} does not exist",
                          hint="set KB_PATH (or --kb-path) to the folder of your notes")
     conn = connect_writer(kb_db_path(home, root), STORE)
+    # Deleted and rewritten rows are zeroed as they go (no extra I/O), so a page that leaves
+    # the index leaves no old copy of its text in free space.
+    conn.execute("PRAGMA secure_delete = FAST")
     if busy_ms is not None:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     try:
@@ -177,7 +180,7 @@ def _scrub(conn: sqlite3.Connection) -> None:
             conn.execute("INSERT INTO sections_fts (sections_fts) VALUES ('optimize')")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
-        conn.execute("PRAGMA secure_delete = OFF")
+        conn.execute("PRAGMA secure_delete = FAST")
 
 
 def _read_changed(root: Path, changed: list[str], pages: dict[str, tuple[int, int]],

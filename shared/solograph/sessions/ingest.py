@@ -293,7 +293,7 @@ class _Reader:
     def _skip(self, reason: str) -> None:
         """The file's session stays out: drop what was read and never read it again."""
         if reason == "private":  # what was read leaves the file's pages, not only its rows
-            self.conn.execute("PRAGMA secure_delete = ON")
+            self.conn.execute("PRAGMA secure_delete = ON")  # scrub() sets it back
         self.chunks.flush()  # its index row must exist before reset_file deletes it
         reset_file(self.conn, self.file_id, self.report)
         self.conn.execute("UPDATE files SET status = ?, cwd = ?, session_id = ?, size = ?, "

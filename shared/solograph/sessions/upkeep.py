@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from solograph.sessions import titles
 from solograph.sessions.chunks import chunk_text, drop_chunks, fts_delete, fts_insert
 from solograph.sessions.records import entry_words, tools_json
-from solograph.store import reclean, transaction
+from solograph.store import get_meta, reclean, set_meta, transaction
 from solograph.text.secrets import RULES_VERSION, redact
 
 _BATCH = 5_000
@@ -94,18 +94,27 @@ def purge_session(conn: sqlite3.Connection, session_id: str, cwd: str = "") -> b
     return True
 
 
+ZEROED = "free_space_zeroed"  # meta: every write to this file ran under secure_delete
+
+
 def scrub(conn: sqlite3.Connection) -> None:
     """After a purge: merge the index into one segment, so the purged terms leave its pages
     (a contentless FTS5 delete only adds a tombstone), and checkpoint the WAL into the file and
     truncate it, so no frame still holds them. The purge itself ran with secure_delete on, which
-    zeroes the freed cells and pages. Outside a transaction; secure_delete is off afterwards."""
+    zeroes the freed cells and pages; the old versions of rows that were updated were zeroed
+    as they were written (`FAST`, set on open), except in a file written before that, which
+    is vacuumed once. Outside a transaction."""
     conn.execute("PRAGMA secure_delete = ON")
     try:
         with transaction(conn):
             conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
+        if get_meta(conn, ZEROED) is None:
+            conn.execute("VACUUM")
+            with transaction(conn):
+                set_meta(conn, ZEROED, "1")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
-        conn.execute("PRAGMA secure_delete = OFF")
+        conn.execute("PRAGMA secure_delete = FAST")
 
 
 # --------------------------------------------------------------------------- re-redaction
@@ -113,8 +122,12 @@ def scrub(conn: sqlite3.Connection) -> None:
 
 def ensure_clean(conn: sqlite3.Connection) -> int:
     """Redact every stored text again when the index predates the current rules; returns the
-    number of rows that changed (0 when the index was already clean)."""
-    return reclean(conn, _reredact, version=RULES_VERSION)
+    number of rows that changed (0 when the index was already clean). Leaves the connection
+    zeroing what it deletes or rewrites (secure_delete FAST: no extra I/O), so a purge later
+    leaves no old copy of a row in a page's free space."""
+    changed = reclean(conn, _reredact, version=RULES_VERSION)
+    conn.execute("PRAGMA secure_delete = FAST")
+    return changed
 
 
 def _reredact(conn: sqlite3.Connection) -> int:
