@@ -35,7 +35,7 @@ def _keep_text(build):  # noqa: ANN001, ANN202 - a SafeConstructor method
     def construct(self, node):  # noqa: ANN001, ANN202
         try:
             return build(self, node)
-        except (ValueError, OverflowError, yaml.YAMLError):
+        except (ValueError, OverflowError, IndexError, yaml.YAMLError):  # `!!int` on ""
             return _text(self, node)
     return construct
 
