@@ -62,7 +62,10 @@ def index_kb(settings: Settings) -> dict:
             f"{report['read']} read, {report['deleted']} dropped in {report['seconds']} s"
             + (f"; {report['problems']} with problems (see `solograph kb-graph --check`)"
                if report["problems"] else "")
-            + (f"; {len(report['huge'])} too large to index" if report["huge"] else ""))
+            + (f"; {len(report['huge'])} too large to index" if report["huge"] else "")
+            + (f"; {len(report['outside'])} links leaving the KB not followed"
+               if report["outside"] else "")
+            + (f"; {report['unreadable']} unreadable" if report["unreadable"] else ""))
         return report
     finally:
         kb.close()
@@ -84,6 +87,9 @@ def sync_sessions(settings: Settings) -> dict:
             f"{report['new']} new files, {report['grown']} grown, {report['reread']} re-read, "
             f"{report['deleted']} deleted, {report['entries']} messages added"
             + (f", {report['purged']} purged (private)" if report["purged"] else "")
+            + (f", {report['bad_lines']} bad lines skipped" if report["bad_lines"] else "")
+            + (f"; {report['unreadable']} files or folders unreadable (permissions: run as "
+               f"their owner)" if report["unreadable"] else "")
             + (f"; transcripts folder {report['transcripts']} not found"
                if report["missing"] else ""))
         return report
