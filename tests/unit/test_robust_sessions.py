@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from solograph import reads
 from solograph.config import PRIVATE_MARKERS, Settings
-from solograph.sessions import open_index, search, sync
+from solograph.sessions import open_index, records, search, sync
 from solograph.sessions.policy import Policy
 from solograph.sessions.records import read_line
 from tests.support.transcripts import Transcripts, line
@@ -138,6 +138,27 @@ def test_a_line_nested_1000_levels_deep_is_read_around(tmp_path):
     assert report["bad_lines"] == 1
     assert s.id in found(conn, "before") and s.id in found(conn, "after")
     assert found(conn, "entirely")
+    conn.close()
+
+
+def test_a_line_longer_than_the_limit_is_skipped_without_holding_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(records, "MAX_LINE", 4096)
+    t = Transcripts(tmp_path / "projects")
+    s = t.session(CWD)
+    s.prompt("before the long line")
+    s.flush()
+    with s.path.open("ab") as fh:
+        fh.write(b'{"type":"user","message":{"content":"' + b"x" * 50_000 + b'"}}\n')
+        fh.write(b'{"type":"user","message":{"content":"' + b"y" * 9_000)  # still written
+    conn = open_index(tmp_path / "sessions.db")
+    report = sync(conn, t.root, policy=POLICY)
+    assert report["bad"] == {"too_long": 1} and s.id in found(conn, "before")
+    with s.path.open("ab") as fh:  # the writer finishes its line, then goes on
+        fh.write(b'"}}\n')
+    s.prompt("after the long line")
+    s.flush()
+    again = sync(conn, t.root, policy=POLICY)
+    assert again["bad"] == {"too_long": 1} and s.id in found(conn, "after")
     conn.close()
 
 

@@ -27,6 +27,7 @@ from solograph.sessions import upkeep
 from solograph.sessions.chunks import ChunkWriter, drop_chunks
 from solograph.sessions.policy import Policy
 from solograph.sessions.records import (
+    TOO_LONG,
     entry_words,
     parse,
     read_line,
@@ -53,9 +54,10 @@ class Report:
     private: int = 0
     purged: int = 0  # sessions removed because their folder became private
     entries: int = 0  # conversation records added
-    bad_lines: int = 0  # lines skipped: not JSON, or not an object
-    # Why lines were skipped or read in part: not_json, not_an_object, too_deep (values nested
-    # past the limit dropped, the rest read), invalid_utf8 (bad bytes replaced, the rest read).
+    bad_lines: int = 0  # lines skipped: not JSON, not an object, or longer than MAX_LINE
+    # Why lines were skipped or read in part: not_json, not_an_object, too_long (skipped);
+    # too_deep (values nested past the limit dropped, the rest read), invalid_utf8 (bad bytes
+    # replaced, the rest read).
     bad: dict[str, int] = field(default_factory=dict)
     unreadable: int = 0  # transcript files and folders this process may not open
     unreadable_paths: list[str] = field(default_factory=list)  # the first few of them
@@ -195,6 +197,11 @@ class _Reader:
             self.lines += 1
             self.report.bytes += len(line)
             self.batch_bytes += len(line)
+            if line == TOO_LONG:
+                self.bad += 1
+                self.report.bad_lines += 1
+                self.report.note_bad("too_long")
+                continue
             if not wanted(line):
                 continue
             obj, problem = read_line(line)
