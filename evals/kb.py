@@ -18,6 +18,7 @@ otherwise).
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -41,12 +42,21 @@ def corpora() -> Path:
     return Path(raw)
 
 
+def _copy(dst: Path, src: Path) -> None:
+    """A copy of a corpus file or folder inside the KB: a symbolic link would leave the KB
+    folder, and the index never follows one that does."""
+    if src.is_dir():
+        shutil.copytree(src, dst, copy_function=shutil.copy2)
+    else:
+        shutil.copy2(src, dst)
+
+
 def layout_21ideas(src: Path, root: Path) -> tuple[Path, Path]:
     (root / "wiki").mkdir(parents=True)
-    (root / "wiki" / "en").symlink_to(src / "wiki-en")
-    (root / "wiki" / "ru").symlink_to(src / "wiki-ru")
+    _copy(root / "wiki" / "en", src / "wiki-en")
+    _copy(root / "wiki" / "ru", src / "wiki-ru")
     for name in ("raw", "docs", "README.md", "CLAUDE.md"):
-        (root / name).symlink_to(src / name)
+        _copy(root / name, src / name)
     return root, root / "wiki"
 
 
@@ -54,10 +64,10 @@ def layout_ekgardt(src: Path, root: Path) -> tuple[Path, Path]:
     root.mkdir(parents=True)
     for entry in src.iterdir():
         if entry.name != "knowledge":
-            (root / entry.name).symlink_to(entry)
+            _copy(root / entry.name, entry)
     (root / "knowledge").mkdir()  # a real folder, so the alias table can be written in it
     for entry in (src / "knowledge").iterdir():
-        (root / "knowledge" / entry.name).symlink_to(entry)
+        _copy(root / "knowledge" / entry.name, entry)
     (root / ".solograph.yaml").write_text("kb:\n  pages: knowledge/\n", encoding="utf-8")
     return root, root / "knowledge"
 

@@ -185,10 +185,14 @@ def _yaml_scope(path: Path) -> tuple[str, ...]:
         text = path.read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError, PermissionError):
         return ()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}") from None
     import yaml  # only when there is a file to read: most commands never load PyYAML
 
+    from solograph import bounded_yaml
+
     try:
-        data = yaml.safe_load(text) or {}
+        data = bounded_yaml.load(text) or {}
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from None
     if not isinstance(data, dict):

@@ -1,10 +1,12 @@
 """Freshness in every answer: did the search-time sync finish, and how new is what the index
 holds.
 
-    {"complete": bool, "pending": int, "as_of": str | null}
+    {"complete": bool, "pending": int, "unreadable": int, "as_of": str | null}
 
 `complete`/`pending`: whether the sync run before the answer read every changed file, and how
-many it left (the next search, the explicit sync command or the worker reads them). `as_of`
+many it left (the next search, the explicit sync command or the worker reads them).
+`unreadable`: files (or folders) the process may not open, say transcripts of another uid;
+while any is, the answer is not complete, since what they hold is missing from it. `as_of`
 comes from the index itself (each index's `as_of`: the newest message, page mtime, scan or run
 it holds; ISO-8601 UTC to the second), never from the clock, so an unchanged index answers the
 same bytes.
@@ -18,18 +20,28 @@ from solograph.typed import TypedDict
 class Freshness(TypedDict):
     complete: bool
     pending: int
+    unreadable: int
     as_of: str | None
 
+UNREADABLE_NOTE = ("{n} file(s) or folder(s) could not be read (permission denied?) and are "
+                   "missing from this answer; the index must run as the files' owner "
+                   "(SOLOGRAPH_UID / SOLOGRAPH_GID in the stack)")
 
-def freshness(*, pending: int = 0, as_of: str | None = None) -> dict:
-    return {"complete": pending == 0, "pending": pending, "as_of": as_of}
+
+def freshness(*, pending: int = 0, as_of: str | None = None, unreadable: int = 0) -> dict:
+    return {"complete": pending == 0 and unreadable == 0, "pending": pending,
+            "unreadable": unreadable, "as_of": as_of}
 
 
 def attach(answer: dict, fresh: dict, note: str | None = None) -> dict:
-    """`answer` with its `freshness` (and, when files were left unread, a `note`)."""
+    """`answer` with its `freshness` (and, when files were left unread or could not be read,
+    a `note`)."""
     out = {**answer, "freshness": fresh}
-    if fresh["pending"] and note:
-        out["note"] = note
+    notes = [note] if fresh["pending"] and note else []
+    if fresh.get("unreadable"):
+        notes.append(UNREADABLE_NOTE.format(n=fresh["unreadable"]))
+    if notes:
+        out["note"] = "; ".join(notes)
     return out
 
 

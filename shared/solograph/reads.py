@@ -52,7 +52,8 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
             answer = run(handle, **given)
             if not spec.fresh:
                 return answer
-            fresh = freshness(pending=synced.pending, as_of=resolve(index.as_of)(handle.conn))
+            fresh = freshness(pending=synced.pending, unreadable=synced.unreadable,
+                              as_of=resolve(index.as_of)(handle.conn))
     return attach(answer, fresh, index.pending_note.format(n=synced.pending))
 
 

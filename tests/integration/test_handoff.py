@@ -137,7 +137,7 @@ def test_a_complete_answer_hands_nothing_over(tmp_path, redis_url, svc, monkeypa
     spy = Spy(monkeypatch)
     with TestClient(create_app(settings), base_url=BASE) as c:
         r = c.get("/v1/sessions", params={"q": "webhook retry"})
-        assert r.json()["freshness"] == {"complete": True, "pending": 0,
+        assert r.json()["freshness"] == {"complete": True, "pending": 0, "unreadable": 0,
                                          "as_of": r.json()["freshness"]["as_of"]}
         time.sleep(0.2)
     assert spy.jobs == []

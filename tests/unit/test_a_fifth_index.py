@@ -47,7 +47,7 @@ def anyio_backend() -> str:
 def test_the_read_path_syncs_it_and_dates_it(toy):
     answer = reads.read("toy_search", toy, query="kettle")
     assert [r["note"] for r in answer["results"]] == ["tea.txt"]
-    assert answer["freshness"] == {"complete": True, "pending": 0,
+    assert answer["freshness"] == {"complete": True, "pending": 0, "unreadable": 0,
                                    "as_of": "2023-11-14T22:13:20Z"}
 
 

@@ -22,7 +22,7 @@ from tests.support.portfolio import make_portfolio
 from tests.support.sources import build_sources
 from tests.support.transcripts import Transcripts
 
-SHAPE = {"complete", "pending", "as_of"}
+SHAPE = {"complete", "pending", "unreadable", "as_of"}
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
 
 
@@ -60,7 +60,7 @@ def test_a_search_under_no_budget_answers_with_the_newest_and_converges(tmp_path
         if answers[-1]["freshness"]["complete"]:
             break
     last = answers[-1]
-    assert last["freshness"] == {"complete": True, "pending": 0,
+    assert last["freshness"] == {"complete": True, "pending": 0, "unreadable": 0,
                                  "as_of": last["freshness"]["as_of"]}
     assert "note" not in last
     pending = [a["freshness"]["pending"] for a in answers]

@@ -68,10 +68,13 @@ def kb_search(kb: KbIndex, *, query: str, path: str | None = None, pages: bool =
     the whole KB and the wiki in turn; `expand` adds up to 3 pages the hits link to most."""
     if not query or not query.strip():
         raise BadQuery("empty query", hint='give words the notes hold: "privacy architecture"')
-    q = search.build_query(kb.conn, query, alias_table(kb))
+    table = alias_table(kb)
+    q = search.build_query(kb.conn, query, table)
     results = search.search(kb.conn, q, path=path, pages=pages, limit=limit)
     answer = {"query": query, "path": path, "pages": pages, "count": len(results),
               "respelled": q.respelled, "aliases": q.aliases, "results": results}
+    if table.problem:
+        answer["warnings"] = [table.problem]
     if expand:
         ids = [kb.conn.execute("SELECT id FROM docs WHERE path = ?", (r["path"],)).fetchone()[0]
                for r in results]
@@ -172,6 +175,8 @@ def kb_aliases(kb: KbIndex, *, suggest: bool = False) -> dict:
     table = alias_table(kb)
     file = aliases.aliases_path(kb.root, kb.layout.pages)
     answer: dict = {"file": str(file), "groups": len(table)}
+    if table.problem:
+        answer["warnings"] = [table.problem]
     if suggested:
         from solograph.kb.suggest import suggest as suggest_groups
 

@@ -46,6 +46,9 @@ def open_kb(home: Path, root: Path, *, busy_ms: int | None = None,
         raise NotIndexed(f"the knowledge base folder {root} does not exist",
                          hint="set KB_PATH (or --kb-path) to the folder of your notes")
     conn = connect_writer(kb_db_path(home, root), STORE)
+    # Deleted and rewritten rows are zeroed as they go (no extra I/O), so a page that leaves
+    # the index leaves no old copy of its text in free space.
+    conn.execute("PRAGMA secure_delete = FAST")
     if busy_ms is not None:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     try:

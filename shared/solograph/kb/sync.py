@@ -16,6 +16,7 @@ deadline.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -48,11 +49,17 @@ class SyncReport:
     problems: int = 0
     seconds: float = 0.0
     pending: int = 0  # changed pages left for the next sync (a search's deadline passed)
+    # What the index holds with a problem, by kind: frontmatter, unreadable, binary content.
+    reasons: dict[str, int] = field(default_factory=dict)
+    outside: list[str] = field(default_factory=list)  # links leaving the KB, not followed
+    unreadable: int = 0  # pages and folders the process may not open (read again each sync)
 
     def to_dict(self) -> dict:
         return {"docs": self.docs, "pages": self.pages, "read": self.read,
                 "deleted": self.deleted, "huge": self.huge, "problems": self.problems,
-                "pending": self.pending, "seconds": round(self.seconds, 3)}
+                "reasons": self.reasons, "outside": self.outside,
+                "unreadable": self.unreadable, "pending": self.pending,
+                "seconds": round(self.seconds, 3)}
 
 
 def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
@@ -70,21 +77,46 @@ def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
         (prefix, prefix + "\U0010ffff"))}
     changed = [p for p, st in listing.pages.items()
                if p not in stored or stored[p][1:] != st]
+    # A page we could not open is read again once we may (a chmod leaves its mtime alone).
+    changed += [r[0] for r in conn.execute(
+        "SELECT path FROM docs WHERE problem LIKE 'unreadable:%' AND path >= ? AND path < ?",
+        (prefix, prefix + "\U0010ffff")) if r[0] in listing.pages and r[0] not in changed
+        and os.access(kb.root / r[0], os.R_OK)]
     gone = [p for p in stored if p not in listing.pages]
     stored_assets = {r[0] for r in conn.execute(
         "SELECT path FROM assets WHERE path >= ? AND path < ?", (prefix, prefix + "\U0010ffff"))}
-    report = SyncReport(huge=sorted(listing.huge))
+    report = SyncReport(huge=sorted(listing.huge), outside=sorted(listing.outside))
     if changed or gone or stored_assets != listing.assets:
         parsed = _read_changed(kb.root, changed, listing.pages, stored, deadline)
         report.pending = len(changed) - len(parsed)
+        if gone:  # a page that went (made private, a link now refused) leaves the file's bytes
+            conn.execute("PRAGMA secure_delete = ON")
         with transaction(conn):
             _write(kb, parsed, gone, listing.assets, stored_assets, set(stored))
+        if gone:
+            _scrub(conn)
         report.read, report.deleted = len(parsed), len(gone)
     report.docs, report.pages, report.problems = conn.execute(
         "SELECT COUNT(*), COALESCE(SUM(in_pages), 0), COALESCE(SUM(problem != ''), 0) "
         "FROM docs").fetchone()
+    for (problem,) in conn.execute("SELECT problem FROM docs WHERE problem != ''"):
+        kind = problem.partition(":")[0]
+        report.reasons[kind] = report.reasons.get(kind, 0) + 1
+    report.unreadable = report.reasons.get("unreadable", 0) + len(listing.unreadable)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _scrub(conn: sqlite3.Connection) -> None:
+    """After pages were deleted under secure_delete: merge each index into one segment so
+    their terms leave its pages, and fold the WAL into the file and truncate it."""
+    try:
+        with transaction(conn):
+            conn.execute("INSERT INTO docs_fts (docs_fts) VALUES ('optimize')")
+            conn.execute("INSERT INTO sections_fts (sections_fts) VALUES ('optimize')")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.execute("PRAGMA secure_delete = FAST")
 
 
 def _read_changed(root: Path, changed: list[str], pages: dict[str, tuple[int, int]],
@@ -279,7 +311,7 @@ def _index_lines(conn: sqlite3.Connection, only: set[str] | None) -> None:
 def sync_for_read(kb: KbIndex, deadline: float) -> Synced:
     """The sync before a read: changed pages re-read (newest first) within the budget."""
     report = sync(kb, max_bytes=kb.settings.max_file_bytes, deadline=deadline)
-    return Synced(pending=report.pending)
+    return Synced(pending=report.pending, unreadable=report.unreadable)
 
 
 def index_kb(settings: Settings) -> dict:
@@ -296,7 +328,10 @@ def index_kb(settings: Settings) -> dict:
             f"{report['read']} read, {report['deleted']} dropped in {report['seconds']} s"
             + (f"; {report['problems']} with problems (see `solograph kb-graph --check`)"
                if report["problems"] else "")
-            + (f"; {len(report['huge'])} too large to index" if report["huge"] else ""))
+            + (f"; {len(report['huge'])} too large to index" if report["huge"] else "")
+            + (f"; {len(report['outside'])} links leaving the KB not followed"
+               if report["outside"] else "")
+            + (f"; {report['unreadable']} unreadable" if report["unreadable"] else ""))
         return report
     finally:
         kb.close()
