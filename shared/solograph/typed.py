@@ -1,13 +1,7 @@
-"""TypedDict for the answers: before Python 3.12 pydantic (which turns them into the MCP tools'
-output schemas) reads only typing_extensions' version, nested ones included."""
+"""TypedDict for the answers. The standard library's: typing_extensions imports `inspect`,
+a tenth of a read's start-up. (The MCP gateway turns them into pydantic's preferred kind when
+it builds the tools' output schemas.)"""
 
-import sys
-
-if sys.version_info >= (3, 12):
-    from typing import NotRequired, TypedDict
-else:
-    from typing import NotRequired
-
-    from typing_extensions import TypedDict
+from typing import NotRequired, TypedDict
 
 __all__ = ["NotRequired", "TypedDict"]
