@@ -47,9 +47,12 @@ _RARITY = "qzjxvwyk/f_.bghm-:ulpcdriaonste "
 def _build_prefilter(keywords: list[str]) -> tuple[re.Pattern[bytes], dict[bytes, frozenset[str]]]:
     """One regex that finds every keyword from its rarest character, and what each hit means.
 
-    `k(?<=tok)en` finds `token` but only stops at `k`. A hit consumes the rest of its keyword,
-    which could hide a keyword that starts inside it; such keywords are added to the hit's
-    meaning, so the set of keywords found is never smaller than the set present.
+    `token` is found at its `k`: the regex stops only at anchor characters, walks a trie of
+    what may follow each one, and where a keyword ends checks what precedes with a lookbehind
+    (`k(?:e(?:n(?<=token)|...)|...)`), so most stops fail on their first comparison. A hit
+    consumes the rest of its keyword, which could hide a keyword that starts inside it; such
+    keywords are added to the hit's meaning, so the set of keywords found is never smaller
+    than the set present.
     """
     rank = {c: i for i, c in enumerate(_RARITY)}
     # Each character that anchors a keyword makes re stop wherever it occurs, so keywords share
@@ -73,17 +76,28 @@ def _build_prefilter(keywords: list[str]) -> tuple[re.Pattern[bytes], dict[bytes
                 return True
         return False
 
+    def trie(entries: list[tuple[str, str]], depth: int) -> str:
+        """entries: (keyword, its hit); depth: characters of the hits consumed so far."""
+        ends = sorted(k for k, hit in entries if len(hit) == depth)
+        deeper: dict[str, list[tuple[str, str]]] = {}
+        for k, hit in entries:
+            if len(hit) > depth:
+                deeper.setdefault(hit[depth], []).append((k, hit))
+        # A keyword the hit spells whole needs no look back.
+        branches = ["" if anchors[k][0] == 0 else f"(?<={re.escape(k)})" for k in ends]
+        branches += [re.escape(c) + trie(sub, depth + 1) for c, sub in sorted(deeper.items())]
+        if "" in branches:
+            return ""  # the hit so far is a keyword: what may follow changes nothing found
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
     meaning: dict[bytes, set[str]] = {}
-    by_first: dict[str, list[str]] = {}
-    for keyword, (at, hit) in anchors.items():
+    for keyword, (_, hit) in anchors.items():
         meaning.setdefault(hit.encode(), set()).update(
             k for k in keywords if k == keyword or hides(keyword, k))
-        alternative = re.escape(hit[1:])
-        if at:
-            alternative = f"(?<={re.escape(keyword[:at + 1])})" + alternative
-        by_first.setdefault(hit[0], []).append(alternative)
-    source = "|".join(re.escape(first) + "(?:" + "|".join(dict.fromkeys(alts)) + ")"
-                      for first, alts in by_first.items())
+    by_first: dict[str, list[tuple[str, str]]] = {}
+    for k, (_, hit) in anchors.items():
+        by_first.setdefault(hit[0], []).append((k, hit))
+    source = "|".join(re.escape(c) + trie(sub, 1) for c, sub in sorted(by_first.items()))
     return re.compile(source.encode()), {hit: frozenset(ks) for hit, ks in meaning.items()}
 
 
