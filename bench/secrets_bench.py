@@ -26,7 +26,6 @@ import importlib
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -40,23 +39,28 @@ from solograph.sessions.records import decode, parse, wanted  # noqa: E402
 from solograph.text import secrets as current  # noqa: E402
 
 RATIO_TARGET = 0.9  # the current rules at least 90% of the reference's speed on real text
-RULE_FILES = ("shared/solograph/text/secret_rules.py", "shared/solograph/text/secrets.py")
+RULE_FOLDER = "shared/solograph/text/"
 
 
 def load_reference(rev: str) -> Callable[[str], str] | None:
     """`redact` of the rules at git revision `rev`, or None when git cannot show them."""
-    folder = Path(tempfile.mkdtemp(prefix="secrets-ref-", dir=common.work_dir()))
+    folder = common.work_dir("secrets-reference")
+    common.remove_tree(folder)
     package = folder / "ref_secrets"
-    package.mkdir()
+    package.mkdir(parents=True)
     (package / "__init__.py").write_text("", encoding="utf-8")
-    for path in RULE_FILES:
-        try:
-            text = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=common.ROOT, check=True,
-                                  capture_output=True, text=True).stdout
-        except (OSError, subprocess.CalledProcessError):
-            return None
-        text = text.replace("solograph.text.secret_rules", "ref_secrets.secret_rules")
-        (package / Path(path).name).write_text(text, encoding="utf-8")
+    try:
+        listed = subprocess.run(["git", "ls-tree", "--name-only", rev, RULE_FOLDER],
+                                cwd=common.ROOT, check=True, capture_output=True,
+                                text=True).stdout.split()
+        for path in (p for p in listed if Path(p).name.startswith("secret")):
+            text = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=common.ROOT,
+                                  check=True, capture_output=True, text=True).stdout
+            text = text.replace("from solograph.text import", "from ref_secrets import")
+            text = text.replace("solograph.text.secret", "ref_secrets.secret")
+            (package / Path(path).name).write_text(text, encoding="utf-8")
+    except (OSError, subprocess.CalledProcessError):
+        return None
     sys.path.insert(0, str(folder))
     return importlib.import_module("ref_secrets.secrets").redact
 

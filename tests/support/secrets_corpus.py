@@ -276,7 +276,7 @@ _discord = ("MT" + rnd("AEIMQUYcgk", 1) + rnd("wxyz012345", 1)
             + "." + rnd(URLSAFE, 6) + "." + rnd(URLSAFE, 38))
 _discord2 = ("OT" + rnd("AEIMQUYcgk", 1) + rnd("wxyz012345", 1)
              + "".join(rnd("MNO", 1) + rnd("DTjz", 1) + rnd("AEIMQUYcgk", 1)
-                       + rnd("wxyz012345", 1) for _ in range(4)) + "MQ"
+                       + rnd("wxyz012345", 1) for _ in range(5)) + "MQ"
              + "." + rnd(URLSAFE, 6) + "." + rnd(URLSAFE, 27))
 _twilio_sk = "SK" + rnd(HEX, 32)
 _twilio_auth = rnd(HEX, 32)
