@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from solograph.text.secrets import redact_cut
 from solograph.text.tokens import index_text_long
 
 MAX_TEXT = 100_000  # characters kept of one record's text (a pasted log can be megabytes)
@@ -147,7 +148,7 @@ def _conversation(obj: dict, role: str) -> Record:
     else:
         _user(rec, content, meta=obj.get("isMeta") is True,
               compact=obj.get("isCompactSummary") is True)
-    rec.text = rec.text[:MAX_TEXT]
+    rec.text = redact_cut(rec.text, MAX_TEXT)  # redacted before it is cut: no token keeps its head
     return rec
 
 
@@ -220,7 +221,8 @@ def _reply(rec: Record, content: object) -> None:
 
 
 def key_args(name: str, raw: object) -> dict[str, str]:
-    """The arguments of a tool call worth searching, as strings, each cut to MAX_ARG."""
+    """The arguments of a tool call worth searching, as strings, each redacted and cut to
+    MAX_ARG."""
     if not isinstance(raw, dict):
         return {}
     out: dict[str, str] = {}
@@ -236,7 +238,7 @@ def key_args(name: str, raw: object) -> dict[str, str]:
         else:
             continue
         if text:
-            out[key] = text[:MAX_ARG]
+            out[key] = redact_cut(text, MAX_ARG)
     return out
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from solograph.errors import BadQuery
 from solograph.sources.store import Document, put
+from solograph.text.secrets import redact_cut
 
 SOURCE = "telegram"
 MAX_TITLE = 90
@@ -95,7 +96,7 @@ def documents(chat: dict, *, username: str = "") -> tuple[list[Document], int]:
         else:
             url = ""
         first = text.splitlines()[0].strip()
-        title = f"{name}: {first[:MAX_TITLE]}" + ("…" if len(first) > MAX_TITLE else "")
+        title = f"{name}: {redact_cut(first, MAX_TITLE)}" + ("…" if len(first) > MAX_TITLE else "")
         docs.append(Document(
             SOURCE, f"{chat_id or 'chat'}-{msg_id}", title, url, text,
             str(message.get("date") or ""), upvotes=_reactions(message),
