@@ -92,11 +92,15 @@ def _crawl(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def _bound(settings: Settings, args: argparse.Namespace) -> Settings:
+    """`--host` on the command line decides the bind and, with it, whether a token is needed."""
+    return settings.bind(args.host) if args.host else settings
+
+
 def _http(settings: Settings, args: argparse.Namespace) -> int:
     from solograph_services.search import app
 
-    app.serve(settings.with_(host=args.host or settings.host,
-                             search_port=args.port or settings.search_port))
+    app.serve(_bound(settings, args).with_(search_port=args.port or settings.search_port))
     return 0
 
 
@@ -115,8 +119,7 @@ def _mcp(settings: Settings, args: argparse.Namespace) -> int:
     from solograph_services.mcp import server
 
     if args.http:
-        server.serve_http(settings.with_(host=args.host or settings.host,
-                                         mcp_port=args.port or settings.mcp_port))
+        server.serve_http(_bound(settings, args).with_(mcp_port=args.port or settings.mcp_port))
     else:
         server.run_stdio(settings)
     return 0
@@ -125,8 +128,7 @@ def _mcp(settings: Settings, args: argparse.Namespace) -> int:
 def _api(settings: Settings, args: argparse.Namespace) -> int:
     from solograph_services.api import app
 
-    app.serve(settings.with_(host=args.host or settings.host,
-                             api_port=args.port or settings.api_port))
+    app.serve(_bound(settings, args).with_(api_port=args.port or settings.api_port))
     return 0
 
 
