@@ -263,6 +263,8 @@ NEGATIVES: list[tuple[str, str]] = [
     ("azure_client_secret", "path ~/abc8Q~ is odd"),
     ("sas_signature", 'url = f"{base}?sig={signature}&se={expiry}"'),
     ("sas_signature", "sig = hmac.new(key, msg, sha256).hexdigest()"),
+    ("sas_signature", "https://books.google.com/books?id=x&pg=PA1&ots=ovRX-3arE_"
+     "&sig=ACfU3U0PYB04JFG6aXcwIgFegCfBUECWIA&hl=en"),
     ("pgpass_password", "hostname:port:database:username:password"),
     ("pgpass_password", "at 12:30:45 the job finished; 10:00:00:00 is midnight"),
     ("pgpass_password", "postgres://user@db.acme.io:5432/app"),

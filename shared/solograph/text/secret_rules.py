@@ -228,9 +228,13 @@ RULES: tuple[Rule, ...] = (
     _rule("azure_client_secret", ((("q~",), r"Q~(?<=[0-9]Q~)[A-Za-z0-9_~.-]{31,34}"),),
           r"(?![A-Za-z0-9_~.-])", check=checks.random2,
           before=r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]\Z"),
-    # A SAS URL's signature (Azure storage, Service Bus).
+    # A SAS URL's signature (Azure storage, Service Bus): in a URL that names its version
+    # (`sv=`) or an Azure host, or a SharedAccessSignature token. Other `sig=` parameters
+    # (Google Books links) sign nothing secret.
     _rule("sas_signature", ((("sig=",), r"sig=(?<=[?&]sig=)"),),
-          r"(?P<v>[A-Za-z0-9%+/=]{16,})", groups=("v",), check=checks.random2),
+          r"(?P<v>[A-Za-z0-9%+/=]{16,})", groups=("v",), check=checks.random2,
+          before=r"(?:[?&]sv=[0-9]{4}-[0-9]{2}-[0-9]{2}|\.windows\.net/"
+                 r"|SharedAccessSignature[ \t]+sr=)[^\s\"'<>]*\Z", before_chars=1000),
     _rule("jwt", ((("eyJ",), r"eyJ(?<![\w-]eyJ)"),),
           r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*" + _END),
     # The password may hold `?` (so may any non-ASCII character, which the bytes show as `?`).
