@@ -29,18 +29,37 @@ from solograph.errors import BadQuery, ConfigError, SolographError
 from solograph.index import Answer
 from solograph.indexes import all_answers
 from solograph_services.common import health as probes
-from solograph_services.common.errors import DOCUMENTED, status_of
+from solograph_services.common.errors import status_of
 from solograph_services.common.handoff import Handoff
 from solograph_services.common.jobs import create_celery, job_status, job_table, submit
-from solograph_services.common.security import Guard, check_bind
+from solograph_services.common.security import Guard, check_bind, log_config
 
 log = logging.getLogger("solograph.api")
 
-ERROR = {"content": {"application/json": {"example": {
-    "error": "bad_query", "message": "empty query", "hint": "give the words of a name"}}}}
 JSON_ANSWER = {200: {"content": {"application/json": {}},
-                     "description": "the answer object, compact JSON"},
-               **{code: {**ERROR, "description": text} for code, text in DOCUMENTED.items()}}
+                     "description": "the answer object, compact JSON"}}
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="a code: bad_query, not_indexed, unauthorized, ...")
+    message: str
+    hint: str | None = Field(None, description="the next step, when there is one")
+
+
+# Every answer but 200 that any path may give, in the one error shape: the guard's (401, 403,
+# 413, 421) and the domain errors' (services/common/errors.py).
+ERROR_ANSWERS: dict[int | str, dict] = {
+    code: {"model": ErrorBody, "description": text} for code, text in (
+    (400, "a bad query: the message says what, the hint what to send instead"),
+    (401, "beyond loopback: no valid bearer token"),
+    (403, "a browser page of another origin (SOLOGRAPH_ALLOWED_ORIGINS lists more)"),
+    (404, "an unknown project, or an index not built yet (the hint names the command)"),
+    (413, "a request body over 1 MB"),
+    (421, "a Host this server does not answer for (SOLOGRAPH_ALLOWED_HOSTS lists more)"),
+    (422, "parameters that do not fit the endpoint"),
+    (503, "no broker configured or reachable, or a store that cannot be read"),
+    (504, "the query ran past SOLOGRAPH_QUERY_TIMEOUT_MS"),
+    )}
 
 DESCRIPTION = """Memory for coding agents across a portfolio, over SQLite FTS5.
 
@@ -110,7 +129,6 @@ async def _translate(request: Request, exc: Exception) -> Response:
 
 
 JOB_BODIES = ("scan", "index_youtube", "crawl")
-DOCUMENTED_503 = {**ERROR, "description": DOCUMENTED[503]}
 
 
 def read_endpoint(settings: Settings, answer: Answer, handoff: Handoff) -> Callable:
@@ -179,7 +197,7 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
                 app.state.redis.close()
 
     app = FastAPI(title="solograph", version=__version__, description=DESCRIPTION,
-                  lifespan=lifespan, openapi_tags=[
+                  lifespan=lifespan, responses=ERROR_ANSWERS, openapi_tags=[
                       {"name": "reads", "description": "answers from the local indexes"},
                       {"name": "jobs", "description": "work handed to the worker pool"},
                       {"name": "health", "description": "liveness and readiness"}])
@@ -227,7 +245,7 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
             app.add_api_route(f"/v1/jobs/{job.route}", job_endpoint(name, queue),
                               methods=["POST"], status_code=202, tags=["jobs"],
                               response_model=Queued, summary=f"Queue {job.summary}",
-                              responses={503: DOCUMENTED_503}, name=f"{name}_job")
+                              name=f"{name}_job")
 
     @app.post("/v1/jobs/index-youtube", status_code=202, tags=["jobs"], response_model=Queued,
               summary="Queue YouTube videos or a channel's newest for the sources index")
@@ -275,7 +293,7 @@ def serve(settings: Settings) -> None:
     """Run the API with uvicorn on settings.host:api_port (refuses 0.0.0.0 without a token)."""
     check_bind(settings)
     options = {"host": settings.host, "port": settings.api_port, "log_level": "info",
-               "proxy_headers": False, "server_header": False}
+               "proxy_headers": False, "server_header": False, "log_config": log_config()}
     if settings.web_workers > 1:
         # Worker processes rebuild the app from the environment: hand them the bind flags.
         os.environ["SOLOGRAPH_HOST"] = settings.host

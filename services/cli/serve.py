@@ -36,8 +36,8 @@ def add(sub: argparse._SubParsersAction, name: str) -> None:
 
 
 def run(settings: Settings, args: argparse.Namespace) -> int:
-    if args.command in PORTS:
-        settings = settings.with_(host=args.host or settings.host)
+    if args.command in PORTS and args.host:
+        settings = settings.bind(args.host)  # `--host` decides the bind, and the token rule
     if args.command == "mcp":
         from solograph_services.mcp.server import run_stdio, serve_http
 

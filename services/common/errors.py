@@ -22,11 +22,6 @@ STATUS: tuple[tuple[type[SolographError], int], ...] = (
     (ConfigError, 503),
     (StoreError, 503),
 )
-# Statuses the API may answer besides 200, for its OpenAPI description.
-DOCUMENTED = {400: "a bad query or argument", 404: "not found, or not indexed yet",
-              413: "the request body is too large", 503: "not configured, or a store or the "
-              "broker is unavailable", 504: "the query ran past its time limit"}
-
 
 def status_of(exc: SolographError) -> int:
     """The HTTP status for a domain error; errors the services define themselves (the broker

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs
@@ -131,10 +132,14 @@ def _params(raw: bytes) -> dict[str, str]:
     return {k: v[0] for k, v in parsed.items() if v}
 
 
+_NUMBER = re.compile(r"[0-9]{1,9}")
+
+
 def _int(raw: str | None, default: int, most: int) -> int:
     if raw is None or raw == "":
         return min(default, most)
-    if not raw.strip().isdigit() or not 1 <= int(raw) <= most:
+    # ASCII digits only: str.isdigit also takes `³` and `٣`, which int() may refuse.
+    if _NUMBER.fullmatch(raw.strip()) is None or not 1 <= int(raw) <= most:
         raise BadQuery(f"n must be a number from 1 to {most}, got {raw!r}")
     return int(raw)
 

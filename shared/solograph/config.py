@@ -16,6 +16,7 @@ from solograph.frozen import Frozen
 CONFIG_FILE = ".solograph.yaml"
 PRIVATE_MARKERS = (".solograph-private", ".metadata_never_index")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
 
 class Settings(Frozen):
@@ -43,6 +44,8 @@ class Settings(Frozen):
     search_port: int = 8002
     token: str = ""
     allowed_hosts: tuple[str, ...] = ()
+    # Origins (scheme://host[:port]) a browser page may call from, beyond the service's own.
+    allowed_origins: tuple[str, ...] = ()
     nightly_hour: int = 4
     web_workers: int = 1
     max_results: int = 100
@@ -113,6 +116,7 @@ class Settings(Frozen):
             token=env.get("SOLOGRAPH_TOKEN", "").strip(),
             allowed_hosts=tuple(h.strip() for h in env.get("SOLOGRAPH_ALLOWED_HOSTS", "")
                                 .split(",") if h.strip()),
+            allowed_origins=_split_list(env.get("SOLOGRAPH_ALLOWED_ORIGINS", "")),
             nightly_hour=_hour(env),
             web_workers=_int(env, "SOLOGRAPH_WEB_WORKERS", 1),
             max_results=_int(env, "SOLOGRAPH_MAX_RESULTS", 100),
@@ -125,6 +129,11 @@ class Settings(Frozen):
             crawls=_split_list(env.get("SOLOGRAPH_CRAWLS", "")),
         )
 
+    def bind(self, host: str) -> Settings:
+        """These settings listening on `host`, given on a command line: the published address
+        described the configured bind, not this one, so it no longer counts."""
+        return self.with_(host=host, published_host="")
+
     @property
     def scan_scope(self) -> tuple[str, ...]:
         """The projects a scan is limited to (empty: all of them)."""
@@ -134,7 +143,14 @@ class Settings(Frozen):
 
     @property
     def loopback_only(self) -> bool:
-        return (self.published_host or self.host) in LOOPBACK_HOSTS
+        """Whether only this machine can reach the service, which is what decides if a token
+        is needed. The bind address decides; the published address only stands in for the
+        wildcard bind of a container whose ports are published there (compose listens on
+        0.0.0.0 inside and publishes on 127.0.0.1). A specific address beyond loopback is
+        reachable from beyond, whatever is published."""
+        if self.host in LOOPBACK_HOSTS:
+            return True
+        return self.host in WILDCARD_HOSTS and self.published_host in LOOPBACK_HOSTS
 
 
 def _cwd() -> Path:

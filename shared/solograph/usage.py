@@ -46,10 +46,19 @@ def _month_file(folder: Path, when: float) -> Path:
 
 
 def _redact_args(args: dict) -> dict:
+    """The call's arguments with every string redacted, inside lists and mappings too."""
     from solograph.text.secrets import redact
 
-    return {k: redact(v) if isinstance(v, str) else v for k, v in args.items()
-            if v is not None}
+    def clean(value: object) -> object:
+        if isinstance(value, str):
+            return redact(value)
+        if isinstance(value, dict):
+            return {str(k): clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [clean(v) for v in value]
+        return value
+
+    return {k: clean(v) for k, v in args.items() if v is not None}
 
 
 def result_ids(answer: dict | None, n: int = 3) -> list[str]:

@@ -201,7 +201,8 @@ def test_guard_token_host_origin_and_body_size(indexed: Settings):
                                headers={**auth, "Origin": "https://evil.example"})
         assert foreign_origin.status_code == 403
         same_origin = c.get("/v1/symbols", params=q,
-                            headers={**auth, "Origin": "http://127.0.0.1:8765"})
+                            headers={**auth, "Origin": "http://127.0.0.1:8765",
+                                     "Host": "127.0.0.1:8765"})
         assert same_origin.status_code == 200
         big = c.post("/v1/jobs/scan", content=b"x" * 1_100_000,
                      headers={**auth, "Content-Type": "application/json"})

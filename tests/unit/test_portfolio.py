@@ -250,6 +250,44 @@ def test_secrets_in_manifest_specs_are_redacted(settings, tmp_path):
             assert token.encode() not in wal.read_bytes()
 
 
+def test_a_manifest_error_quoting_a_secret_is_redacted(settings, tmp_path):
+    # A line pip cannot parse is quoted in the error, cut to 80 characters: redacted first.
+    root = make_portfolio(tmp_path)
+    secret = "ghp_" + "a1B2" * 9
+    for pad in (0, 30, 50):
+        (root / "py-service" / f"requirements-{pad}.txt").write_text(
+            "x" * pad + f" GITHUB_TOKEN={secret}\nrequests==2.31\n")
+    refresh_registry(settings)
+    scan_portfolio(settings)
+    deps = reads.project_info(settings, "deps", project="py-service")
+    dumped = reads.to_json(deps)
+    assert "cannot parse requirement" in dumped and "[REDACTED]" in dumped
+    assert secret[:12] not in dumped
+    assert secret[:12].encode() not in settings.portfolio_db.read_bytes()
+
+
+def test_a_store_written_under_older_rules_is_cleaned_at_the_next_scan(settings, tmp_path):
+    make_portfolio(tmp_path)
+    refresh_registry(settings)
+    scan_portfolio(settings)
+    token = "ghp_" + "a1B2" * 9
+    conn = connect_writer(settings.portfolio_db, "portfolio")
+    try:  # what an older version left: an error and a spec stored as read
+        conn.execute("UPDATE manifests SET error = ?", (f"line 1: bad {token!r}",))
+        conn.execute("UPDATE packages SET spec = ?", (f"git+https://u:{token}@github.com/o/r",))
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'rules_version'")
+    finally:
+        conn.close()
+    scan_portfolio(settings)
+    assert token.encode() not in settings.portfolio_db.read_bytes()
+    conn = connect_writer(settings.portfolio_db, "portfolio")
+    try:
+        errors = {r[0] for r in conn.execute("SELECT error FROM manifests")}
+    finally:
+        conn.close()
+    assert errors == {"line 1: bad '[REDACTED]'"}
+
+
 def test_answers_are_compact_json(scanned):
     settings, _ = scanned
     text = reads.to_json(reads.symbol_search(settings, "auth middleware", limit=2))

@@ -188,6 +188,28 @@ def test_every_source_text_is_redacted(built):
     assert dump.count("[REDACTED]") >= 2
 
 
+def test_a_telegram_title_cut_through_a_token_keeps_none_of_it(home, tmp_path):
+    # A title is the message's first line cut to MAX_TITLE characters: a token across the cut
+    # used to leave its head, searchable, in the title.
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" * 2
+    for before in range(55, 95, 4):
+        first = "w" * before + " " + token + " rotated"
+        export = {"name": "Ops", "type": "public_channel", "id": 1, "messages": [
+            {"id": before, "type": "message", "date": "2026-10-03T11:00:00",
+             "text": first + "\nsecond line"}]}
+        path = tmp_path / "result.json"
+        path.write_text(json.dumps(export), encoding="utf-8")
+        import_telegram(home, path)
+    conn = open_reader(home.sources_db)
+    try:
+        titles = [r[0] for r in conn.execute("SELECT title FROM documents")]
+        words = " ".join(r[0] for r in conn.execute("SELECT title_words FROM documents"))
+    finally:
+        conn.close()
+    assert len(titles) == 10 and all(token[:8] not in t for t in titles)
+    assert "ghp" not in words.split()
+
+
 def test_an_index_written_under_older_rules_is_cleaned_on_open(home, monkeypatch):
     leaked = "bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0 in chat"
     with writing(home.sources_db) as conn:

@@ -15,6 +15,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from solograph.kb.aliases import AliasTable
+from solograph.limits import bounded
 from solograph.text.spelling import RARE, doc_count, respell
 from solograph.text.tokens import STOPWORDS, fts_term, query_terms, stem, words
 
@@ -78,7 +79,7 @@ class Scope:
 def scope_for(*, path: str | None, pages: bool) -> list[Scope]:
     """The lanes of one search: a path or the wiki alone, else the whole KB then the wiki."""
     if path:
-        prefix = path.strip().strip("/")
+        prefix = bounded("folder", path).strip().strip("/")
         if prefix in ("", "."):  # the whole KB as one lane
             return [Scope(name="path")]
         esc = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -262,8 +262,7 @@ class _Reader:
         return key
 
     def _entry(self, rec, start: int) -> None:
-        text = redact(rec.text)
-        tools = [(name, {k: redact(v) for k, v in args.items()}) for name, args in rec.tools]
+        text, tools = rec.text, rec.tools  # parse redacted them, before it cut them
         words = entry_words(text, tools)
         if not words and not tools:
             return

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from solograph import bounded_json
+from solograph.text.secrets import redact_cut
 from solograph.text.tokens import index_text_long
 
 MAX_TEXT = 100_000  # characters kept of one record's text (a pasted log can be megabytes)
@@ -181,7 +182,7 @@ def _conversation(obj: dict, role: str) -> Record:
     else:
         _user(rec, content, meta=obj.get("isMeta") is True,
               compact=obj.get("isCompactSummary") is True)
-    rec.text = bounded_json.text(rec.text[:MAX_TEXT])
+    rec.text = bounded_json.text(redact_cut(rec.text, MAX_TEXT))  # redacted, then cut
     return rec
 
 
@@ -254,7 +255,8 @@ def _reply(rec: Record, content: object) -> None:
 
 
 def key_args(name: str, raw: object) -> dict[str, str]:
-    """The arguments of a tool call worth searching, as strings, each cut to MAX_ARG."""
+    """The arguments of a tool call worth searching, as strings, each redacted and cut to
+    MAX_ARG."""
     if not isinstance(raw, dict):
         return {}
     out: dict[str, str] = {}
@@ -270,7 +272,7 @@ def key_args(name: str, raw: object) -> dict[str, str]:
         else:
             continue
         if text:
-            out[bounded_json.text(key)] = text[:MAX_ARG]
+            out[bounded_json.text(key)] = redact_cut(text, MAX_ARG)
     return out
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from solograph import bounded_json
 from solograph.errors import BadQuery
 from solograph.sources.store import Document, put
+from solograph.text.secrets import redact_cut
 
 SOURCE = "telegram"
 MAX_TITLE = 90
@@ -112,7 +113,7 @@ def documents(chat: dict, *, username: str = "") -> tuple[list[Document], int]:
         else:
             url = ""
         first = text.splitlines()[0].strip()
-        title = f"{name}: {first[:MAX_TITLE]}" + ("…" if len(first) > MAX_TITLE else "")
+        title = f"{name}: {redact_cut(first, MAX_TITLE)}" + ("…" if len(first) > MAX_TITLE else "")
         docs.append(Document(
             SOURCE, f"{chat_id or 'chat'}-{msg_id}", title, url, text,
             _scalar(message.get("date")), upvotes=_reactions(message),
