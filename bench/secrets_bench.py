@@ -37,6 +37,7 @@ sys.path.insert(0, str(common.ROOT))
 
 from solograph.sessions.records import decode, parse, wanted  # noqa: E402
 from solograph.text import secrets as current  # noqa: E402
+from solograph.text.secret_rules import RULES  # noqa: E402
 
 RATIO_TARGET = 0.9  # the current rules at least 90% of the reference's speed on real text
 RULE_FOLDER = "shared/solograph/text/"
@@ -149,13 +150,13 @@ def main(argv: list[str] | None = None) -> int:
                                   target=f">= {RATIO_TARGET}" if real else "",
                                   ok=ratio >= RATIO_TARGET if real else None,
                                   key=f"{name}_ratio"))
-    context = {"against": args.against, "rounds": args.rounds, "rules": len(current.RULES),
+    context = {"against": args.against, "rounds": args.rounds, "rules": len(RULES),
                "rules_version": current.RULES_VERSION, "cpus": os.cpu_count(),
                "load": os.getloadavg()}
     if args.json:
         print(common.figures_json(figures, **context))
     else:
-        print(f"secrets bench: {len(current.RULES)} rules (version {current.RULES_VERSION}), "
+        print(f"secrets bench: {len(RULES)} rules (version {current.RULES_VERSION}), "
               f"best of {args.rounds} passes, CPU time; load {os.getloadavg()[0]:.1f} on "
               f"{os.cpu_count()} CPUs")
         print(common.figures_table(figures))

@@ -10,16 +10,14 @@ import time
 
 import pytest
 
+from solograph.text.secret_rules import RULES, Rule
 from solograph.text.secrets import (
-    _MEANING,
-    _PREFILTER,
     REDACTED,
-    RULES,
     RULES_VERSION,
-    Rule,
-    find_secrets,
+    _rules,
     redact,
 )
+from solograph.text.secrets import _secrets as find_secrets
 
 R = REDACTED
 MIX = "a1B2" * 9  # 36 characters with upper, lower and digits
@@ -503,7 +501,8 @@ def test_prefilter_finds_every_keyword() -> None:
     for first in keywords:
         for second in keywords:
             text = f"x{first}{second} {second}{first}".encode()
-            found = set().union(*(_MEANING[hit] for hit in _PREFILTER.findall(text)))
+            engine = _rules()
+            found = set().union(*(engine.meaning[hit] for hit in engine.prefilter.findall(text)))
             assert {first, second} <= found, (first, second)
 
 

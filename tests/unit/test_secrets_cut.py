@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solograph.text.secret_checks import names_a_secret
-from solograph.text.secrets import REDACTED, find_secrets, redact, redact_cut
+from solograph.text.secrets import REDACTED, redact, redact_cut
+from solograph.text.secrets import _secrets as find_secrets
 from tests.support.secrets_corpus import NEGATIVES, OTHER, PROMISED, Case
 
 CASES = PROMISED + OTHER

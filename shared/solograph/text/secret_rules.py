@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 
 from solograph.text import secret_checks as checks
 from solograph.text.secret_checks import Check, is_placeholder
+from solograph.text.secrets_version import RULES_VERSION
 
 __all__ = ["RULES", "RULES_VERSION", "Rule", "is_placeholder"]
-
-# Bump whenever a rule changes: indexes store it and re-clean old rows on open.
-RULES_VERSION = 2
 
 
 @dataclass(frozen=True)

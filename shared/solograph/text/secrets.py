@@ -19,8 +19,10 @@ It runs on every line of every transcript, so speed decides the shape:
 - Whatever was found is redacted, and the lines that changed are scanned again, so that
   `redact(redact(x)) == redact(x)` even where a rule looks at a neighbour that got redacted.
 
-Bump RULES_VERSION whenever a rule changes: indexes store it and re-clean old rows on open.
-The rules themselves live in `solograph.text.secret_rules`.
+Bump RULES_VERSION (text/secrets_version.py) whenever a rule changes: indexes store it and
+re-clean old rows on open. The rules themselves live in `solograph.text.secret_rules`; they are
+compiled, and the prefilter built, on the first text redacted, so a process that only checks a
+store's version (every read of an unchanged index) never pays for them.
 """
 
 from __future__ import annotations
@@ -28,14 +30,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from solograph.text.secret_rules import RULES, RULES_VERSION, Rule, is_placeholder
+from solograph.text.secrets_version import RULES_VERSION
 
-__all__ = ["REDACTED", "RULES", "RULES_VERSION", "Rule", "find_secrets", "redact", "redact_cut"]
+if TYPE_CHECKING:
+    from solograph.text.secret_rules import Rule
+
+__all__ = ["REDACTED", "RULES_VERSION", "redact", "redact_cut"]
 
 REDACTED = "[REDACTED]"
-
-_RANK = {rule.name: i for i, rule in enumerate(RULES)}
 _BIG = 1 << 62
 
 
@@ -127,15 +131,34 @@ def _build_prefilter(keywords: list[str]) -> tuple[re.Pattern[bytes], dict[bytes
     return re.compile(source.encode()), {hit: frozenset(ks) for hit, ks in meaning.items()}
 
 
-_PREFILTER, _MEANING = _build_prefilter(
-    sorted({k for rule in RULES for keywords, _ in rule.parts for k in keywords}))
-# Every alternative of every rule, in rule order, and for each prefilter hit the ones it wakes:
-# a text pays for the rules its keywords name, not for a walk over all of them.
-_PARTS = [(priority, rule, part, keywords) for priority, rule in enumerate(RULES)
-          for keywords, part in rule.parts]
-_WAKES = {hit: frozenset(i for i, (_, _, _, keywords) in enumerate(_PARTS)
-                         if not keywords.isdisjoint(meaning))
-          for hit, meaning in _MEANING.items()}
+class _Engine:
+    """The compiled rules and the prefilter over their keywords, built once per process."""
+
+    def __init__(self) -> None:
+        from solograph.text.secret_rules import RULES, is_placeholder
+
+        self.rules = RULES
+        self.is_placeholder = is_placeholder
+        self.rank = {rule.name: i for i, rule in enumerate(RULES)}
+        self.prefilter, self.meaning = _build_prefilter(
+            sorted({k for rule in RULES for keywords, _ in rule.parts for k in keywords}))
+        # Every alternative of every rule, in rule order, and for each prefilter hit the ones
+        # it wakes: a text pays for the rules its keywords name, not for a walk over them all.
+        self.parts = [(priority, rule, part, keywords) for priority, rule in enumerate(RULES)
+                      for keywords, part in rule.parts]
+        self.wakes = {hit: frozenset(i for i, (_, _, _, keywords) in enumerate(self.parts)
+                                     if not keywords.isdisjoint(kinds))
+                      for hit, kinds in self.meaning.items()}
+
+
+_engine: _Engine | None = None
+
+
+def _rules() -> _Engine:
+    global _engine
+    if _engine is None:
+        _engine = _Engine()
+    return _engine
 
 
 _CHUNK = 4096
@@ -154,20 +177,23 @@ def _scan(text: str) -> list[tuple[int, int, int, str]]:
                   for a, b, rank, name in _scan_chunk(text[start:cut])]
         start = cut
     if "PRIVATE KEY" in text:
-        key = RULES[_RANK["private_key"]]
-        _collect(text, key, _RANK["private_key"], key.pattern.finditer(text), b"", found)
+        engine = _rules()
+        rank = engine.rank["private_key"]
+        key = engine.rules[rank]
+        _collect(text, key, rank, key.pattern.finditer(text), b"", found)
     return found
 
 
 def _scan_chunk(text: str) -> list[tuple[int, int, int, str]]:
+    engine = _rules()
     raw = text.encode("ascii", "replace")  # one byte per character: offsets stay the same
     folded = raw.lower()
-    hits = set(_PREFILTER.findall(folded))
+    hits = set(engine.prefilter.findall(folded))
     if not hits:
         return []
     found: list[tuple[int, int, int, str]] = []
-    for i in sorted(frozenset().union(*(_WAKES[hit] for hit in hits))):
-        priority, rule, part, _ = _PARTS[i]
+    for i in sorted(frozenset().union(*(engine.wakes[hit] for hit in hits))):
+        priority, rule, part, _ = engine.parts[i]
         _collect(text, rule, priority, part.finditer(folded if rule.lowercase else raw), raw,
                  found)
     return found
@@ -186,7 +212,7 @@ def _collect(text: str, rule: Rule, priority: int, matches: Iterator[re.Match[by
                 continue
             if rule.groups == (0,):
                 start = head.start()
-        if start >= end or is_placeholder(text[start:end]):
+        if start >= end or _rules().is_placeholder(text[start:end]):
             continue
         if rule.check is not None and not rule.check(text, m, start, end):
             continue
@@ -238,6 +264,7 @@ def _to_text(start: int, end: int, marks: list[tuple[int, int, int]]) -> tuple[i
 
 
 def _secrets(text: str) -> list[tuple[str, int, int]]:
+    """(rule name, start, end) of each span that `redact` replaces, in text order."""
     found = _scan(text)
     if not found:
         return []
@@ -262,13 +289,8 @@ def _secrets(text: str) -> list[tuple[str, int, int]]:
                      for a, b, rank, name in _scan(redacted[line_start:line_end])]
         if not more:
             break
-        spans = _merge(more + [(a, b, _RANK[name], name) for name, a, b in spans])
+        spans = _merge(more + [(a, b, _rules().rank[name], name) for name, a, b in spans])
     return spans
-
-
-def find_secrets(text: str) -> list[tuple[str, int, int]]:
-    """(rule name, start, end) of each span that `redact` replaces, in text order."""
-    return _secrets(text)
 
 
 # How far past a cut redact_cut reads: a rule decides on what follows a secret's start, and no
