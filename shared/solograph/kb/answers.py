@@ -9,8 +9,7 @@ import sqlite3
 
 from solograph.errors import BadQuery, NotFound
 from solograph.freshness import Freshness
-from solograph.kb import aliases, graph, hint, search, stacks, state
-from solograph.kb.paths import state_dir
+from solograph.kb import aliases, search
 from solograph.kb.resolve import Resolver
 from solograph.kb.store import KbIndex
 from solograph.typed import NotRequired, TypedDict
@@ -76,6 +75,8 @@ def kb_search(kb: KbIndex, *, query: str, path: str | None = None, pages: bool =
     if table.problem:
         answer["warnings"] = [table.problem]
     if expand:
+        from solograph.kb import graph
+
         ids = [kb.conn.execute("SELECT id FROM docs WHERE path = ?", (r["path"],)).fetchone()[0]
                for r in results]
         answer["expanded"] = graph.expand(kb.conn, ids)
@@ -127,6 +128,8 @@ def kb_get(kb: KbIndex, *, ref: str) -> dict:
                   or s["heading"].startswith(prefix + " > ")]
         section, line = prefix, picked[0]["line"]
         text = "\n\n".join(s["text"] for s in picked)
+    from solograph.kb import graph
+
     links = graph.page_links(kb.conn, row["id"])
     return {"path": row["path"], "title": row["title"], "description": row["description"],
             "index_line": row["index_line"], "tags": _json(row["tags"]),
@@ -146,6 +149,8 @@ def kb_graph(kb: KbIndex, *, path: str | None = None, page: str | None = None,
              check: bool = False) -> dict:
     """The wiki's link graph (or a folder's): hubs, connectors, orphans, broken links, pages
     missing from index.md; with `page`, its backlinks and links; `check`: problems only."""
+    from solograph.kb import graph
+
     if page:
         row = find_doc(kb, page)
         return {"page": row["path"], "title": row["title"], **graph.page_links(kb.conn,
@@ -156,6 +161,9 @@ def kb_graph(kb: KbIndex, *, path: str | None = None, page: str | None = None,
 def kb_hint(kb: KbIndex, *, prompt: str, session: str | None = None) -> dict:
     """The prompt hook's pointer to a wiki page, or none; with a session, each page is named
     once in it."""
+    from solograph.kb import hint, stacks, state
+    from solograph.kb.paths import state_dir
+
     folder = state_dir(kb.settings.home)
     seen = state.load(folder, session) if session else {"pages": [], "maps": []}
     found = hint.find(kb.conn, prompt, alias_table(kb), told=set(seen["pages"]))

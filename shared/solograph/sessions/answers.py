@@ -7,7 +7,6 @@ from solograph.errors import BadQuery
 from solograph.freshness import Freshness
 from solograph.index import Handle
 from solograph.sessions import search as ranking
-from solograph.sessions import transcript
 from solograph.typed import NotRequired, TypedDict
 
 
@@ -61,6 +60,8 @@ def session_search(handle: Handle, *, query: str, project: str | None = None,
         raise BadQuery("empty query", hint='give words the conversation held: "webhook retry"')
     conn = handle.conn
     if session:
+        from solograph.sessions import transcript
+
         return transcript.read_matches(conn, session, query, limit=limit)
     scope = ranking.project_scope(project or "", exclude=exclude_session)
     terms, hits = ranking.search(conn, query, limit=limit, scope=scope)
@@ -73,4 +74,6 @@ def session_export(handle: Handle, *, session_id: str, fmt: str = "markdown") ->
     whose transcript Claude Code has deleted."""
     if not session_id or not session_id.strip():
         raise BadQuery("no session id", hint="take it from a `solograph sessions` result")
+    from solograph.sessions import transcript
+
     return transcript.export(handle.conn, session_id.strip(), fmt)

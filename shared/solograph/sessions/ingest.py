@@ -20,61 +20,19 @@ import contextlib
 import hashlib
 import os
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from solograph.sessions import upkeep
 from solograph.sessions.chunks import ChunkWriter, drop_chunks
+from solograph.sessions.entries import entry_words, tools_json
 from solograph.sessions.policy import Policy
-from solograph.sessions.records import (
-    TOO_LONG,
-    entry_words,
-    parse,
-    read_line,
-    tools_json,
-    wanted,
-    whole_lines,
-)
+from solograph.sessions.records import TOO_LONG, parse, read_line, wanted, whole_lines
+from solograph.sessions.report import Report
 from solograph.text.secrets import redact
 
 HEAD = 4096  # bytes hashed at the start of a file and just before its offset
 BATCH_ENTRIES = 2_000
 BATCH_BYTES = 32 << 20
-MAX_LISTED = 20  # unreadable paths named in a report; the count covers the rest
-
-
-@dataclass
-class Report:
-    files: int = 0  # transcript files on disk
-    new: int = 0
-    grown: int = 0
-    reread: int = 0
-    deleted: int = 0
-    temp: int = 0
-    private: int = 0
-    purged: int = 0  # sessions removed because their folder became private
-    entries: int = 0  # conversation records added
-    bad_lines: int = 0  # lines skipped: not JSON, not an object, or longer than MAX_LINE
-    # Why lines were skipped or read in part: not_json, not_an_object, too_long (skipped);
-    # too_deep (values nested past the limit dropped, the rest read), invalid_utf8 (bad bytes
-    # replaced, the rest read).
-    bad: dict[str, int] = field(default_factory=dict)
-    unreadable: int = 0  # transcript files and folders this process may not open
-    unreadable_paths: list[str] = field(default_factory=list)  # the first few of them
-    bytes: int = 0
-    pending: int = 0  # changed files left for the next sync (a search's deadline passed)
-    touched: set[int] = field(default_factory=set)  # session keys whose rows changed
-
-    def to_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "touched"}
-
-    def note_unreadable(self, rel: str) -> None:
-        self.unreadable += 1
-        if len(self.unreadable_paths) < MAX_LISTED:
-            self.unreadable_paths.append(rel)
-
-    def note_bad(self, reason: str) -> None:
-        self.bad[reason] = self.bad.get(reason, 0) + 1
 
 
 def _hash(fh, start: int, end: int) -> str:

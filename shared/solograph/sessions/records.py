@@ -20,7 +20,6 @@ What a conversation record contributes:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,7 +27,6 @@ from typing import BinaryIO
 
 from solograph import bounded_json
 from solograph.text.secrets import redact_cut
-from solograph.text.tokens import index_text_long
 
 MAX_TEXT = 100_000  # characters kept of one record's text (a pasted log can be megabytes)
 MAX_ARG = 2_000  # characters kept of one tool argument
@@ -282,18 +280,3 @@ def _flatten(value: object) -> str:
     if isinstance(value, list):
         return "\n".join(s for s in (_flatten(v) for v in value) if s)
     return ""
-
-
-def tool_text(tools: list[tuple[str, dict[str, str]]]) -> str:
-    """Tool calls as searchable text: `Bash: git status`."""
-    return "\n".join(f"{name}: {' '.join(args.values())}".rstrip() for name, args in tools)
-
-
-def entry_words(text: str, tools: list[tuple[str, dict[str, str]]]) -> str:
-    """What the index holds for one entry: the stems of its text and its tool calls."""
-    return index_text_long(text + "\n" + tool_text(tools) if tools else text)
-
-
-def tools_json(tools: list[tuple[str, dict[str, str]]]) -> str:
-    return json.dumps([[n, a] for n, a in tools], ensure_ascii=False,
-                      separators=(",", ":")) if tools else ""

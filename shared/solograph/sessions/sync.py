@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING
 from solograph.errors import NotIndexed
 from solograph.index import Handle, Synced
 from solograph.sessions import upkeep
-from solograph.sessions.ingest import Report, reset_file, sync_file
 from solograph.sessions.policy import Policy, default_policy
+from solograph.sessions.report import Report
 from solograph.store import transaction
 
 if TYPE_CHECKING:
@@ -109,6 +109,8 @@ def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None =
     if deadline is not None:  # newest first: a search sees the latest conversations soonest
         changed.sort(key=lambda rel: (-disk[rel][2], rel))
     sessions: dict[str, int] = {}
+    if changed:  # the reader (records, JSON, secrets) only when there is something to read
+        from solograph.sessions.ingest import sync_file
     for done, rel in enumerate(changed):
         if done and deadline is not None and time.monotonic() >= deadline:
             report.pending = len(changed) - done
@@ -154,6 +156,8 @@ def _privacy(conn: sqlite3.Connection, policy: Policy, report: Report) -> set[st
         if not policy.is_private(r[2])]
     if not purge and not reopen:
         return set()
+    from solograph.sessions.ingest import reset_file
+
     if purge:  # what was read leaves the file's pages, not only its rows
         conn.execute("PRAGMA secure_delete = ON")
     with transaction(conn):

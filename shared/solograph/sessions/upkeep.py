@@ -18,7 +18,6 @@ from collections.abc import Iterable
 
 from solograph.sessions import titles
 from solograph.sessions.chunks import chunk_text, drop_chunks, fts_delete, fts_insert
-from solograph.sessions.records import entry_words, tools_json
 from solograph.store import get_meta, reclean, set_meta, transaction
 from solograph.text.secrets import RULES_VERSION, redact
 
@@ -131,6 +130,8 @@ def ensure_clean(conn: sqlite3.Connection) -> int:
 
 
 def _reredact(conn: sqlite3.Connection) -> int:
+    from solograph.sessions.entries import entry_words, tools_json
+
     changed = 0
     dirty: set[int] = set()  # chunks whose index row was deleted and must be written again
     last = 0
