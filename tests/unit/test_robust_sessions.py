@@ -260,6 +260,7 @@ from solograph import reads
 from solograph.config import Settings
 home, projects, warm = (Path(a) for a in sys.argv[1:4])
 reads.session_search(Settings(home=warm, claude_projects=warm), "webhook")
+import solograph.sessions.ingest  # the reader, which a sync imports once a file changed
 if os.geteuid() == 0:
     os.setgid(65534)
     os.setuid(65534)
