@@ -39,12 +39,14 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command in PORTS and args.host:
         settings = settings.bind(args.host)  # `--host` decides the bind, and the token rule
     if args.command == "mcp":
-        from solograph_services.mcp.server import run_stdio, serve_http
-
         if args.http:
+            from solograph_services.mcp.server import serve_http
+
             serve_http(settings.with_(mcp_port=args.port or settings.mcp_port))
         else:
-            run_stdio(settings)
+            from solograph_services.mcp.stdio import run
+
+            run(settings)
     elif args.command == "api":
         from solograph_services.api.app import serve
 

@@ -13,12 +13,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-
-from celery import Celery
+from typing import TYPE_CHECKING
 
 from solograph.config import Settings
 from solograph.indexes import all_answers
-from solograph_services.common import jobs
+
+if TYPE_CHECKING:  # Celery loads only when a job is handed over: the MCP server starts sooner
+    from celery import Celery
 
 log = logging.getLogger("solograph.handoff")
 
@@ -73,12 +74,16 @@ class Handoff:
             found = self._get()
             if found is not None:
                 return found
+        from solograph_services.common import jobs
+
         with self._lock:
             if self._own is None:
                 self._own = jobs.create_celery(self.settings)
             return self._own
 
     def _submit(self, job: str) -> None:
+        from solograph_services.common import jobs
+
         try:
             client = self._client()
             job_id = jobs.submit(client, job)

@@ -18,6 +18,7 @@ SERVICE_NAMES = ("api", "worker", "mcp", "search", "scrapers", "cli", "hook")
 # The one console script starts each service and runs the hook: through these entry modules
 # only, imported when their command runs.
 ENTRY_POINTS = {"solograph_services.api.app", "solograph_services.mcp.server",
+                "solograph_services.mcp.stdio",
                 "solograph_services.worker.app", "solograph_services.search.app",
                 "solograph_services.hook.main"}
 
