@@ -155,3 +155,13 @@ def check(value: object, *, limit: int = MAX_DEPTH) -> None:
             continue
         seen.add(id(item))
         stack.extend((child, level + 1) for child in children)
+
+
+def scalar(value: object) -> str:
+    """A field of an untrusted JSON document as text: strings and numbers only (an export's
+    id can be either); anything else is empty."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return ""

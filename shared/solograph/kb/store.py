@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,14 +69,9 @@ def configured(settings: Settings) -> Path:
     return settings.kb_path
 
 
-@contextmanager
-def opened(settings: Settings) -> Iterator[KbIndex]:
+def opened(settings: Settings) -> closing[KbIndex]:
     """A handle for one read (a writer: the read syncs the folder first)."""
-    kb = open_kb(settings.home, configured(settings), settings=settings)
-    try:
-        yield kb
-    finally:
-        kb.close()
+    return closing(open_kb(settings.home, configured(settings), settings=settings))
 
 
 def as_of(conn: sqlite3.Connection) -> str | None:

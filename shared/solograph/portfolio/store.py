@@ -4,8 +4,7 @@ packages). Readers open it read-only; the registry and the scan write through `o
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing
 from typing import TYPE_CHECKING
 
 from solograph.freshness import iso
@@ -23,14 +22,9 @@ def open_writer(settings: Settings) -> sqlite3.Connection:
     return connect_writer(settings.portfolio_db, STORE)
 
 
-@contextmanager
-def opened(settings: Settings) -> Iterator[Handle]:
+def opened(settings: Settings) -> closing[Handle]:
     """A read-only handle for one read."""
-    handle = Handle(connect_reader(settings.portfolio_db, STORE), settings)
-    try:
-        yield handle
-    finally:
-        handle.close()
+    return closing(Handle(connect_reader(settings.portfolio_db, STORE), settings))
 
 
 def as_of(conn: sqlite3.Connection) -> str | None:

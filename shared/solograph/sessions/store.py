@@ -4,8 +4,7 @@ migrations and re-redacts text stored under older secrets rules (upkeep.ensure_c
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,14 +35,9 @@ def open_index(path: Path) -> sqlite3.Connection:
     return conn
 
 
-@contextmanager
-def opened(settings: Settings) -> Iterator[Handle]:
+def opened(settings: Settings) -> closing[Handle]:
     """A handle for one read; a writer, since the read syncs the transcripts first."""
-    handle = Handle(open_index(settings.sessions_db), settings)
-    try:
-        yield handle
-    finally:
-        handle.close()
+    return closing(Handle(open_index(settings.sessions_db), settings))
 
 
 def as_of(conn: sqlite3.Connection) -> str | None:

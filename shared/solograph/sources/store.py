@@ -13,7 +13,7 @@ import math
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -109,14 +109,9 @@ def open_reader(path: Path) -> sqlite3.Connection:
     return conn
 
 
-@contextmanager
-def opened(settings: Settings) -> Iterator[Handle]:
+def opened(settings: Settings) -> closing[Handle]:
     """A read-only handle for one read."""
-    handle = Handle(open_reader(settings.sources_db), settings)
-    try:
-        yield handle
-    finally:
-        handle.close()
+    return closing(Handle(open_reader(settings.sources_db), settings))
 
 
 def as_of(conn: sqlite3.Connection) -> str | None:

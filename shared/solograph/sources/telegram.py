@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from solograph import bounded_json
+from solograph.bounded_json import scalar
 from solograph.errors import BadQuery
 from solograph.sources.store import Document, put
 from solograph.text.secrets import redact_cut
@@ -39,7 +40,7 @@ def _pieces_text(value: object) -> tuple[str, list[str]]:
         if isinstance(piece, str):
             parts.append(piece)
         elif isinstance(piece, dict):
-            text = _scalar(piece.get("text"))
+            text = scalar(piece.get("text"))
             parts.append(text)
             href = piece.get("href")
             if isinstance(href, str) and href:
@@ -54,15 +55,6 @@ def message_text(message: dict) -> tuple[str, list[str]]:
     if isinstance(entities, list) and entities:
         return _pieces_text(entities)
     return _pieces_text(message.get("text", ""))
-
-
-def _scalar(value: object) -> str:
-    """A field as text: strings and numbers only (an export's id can be either)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return str(value)
-    return ""
 
 
 def _reactions(message: dict) -> int:
@@ -89,9 +81,9 @@ def chats(data: object) -> Iterator[dict]:
 
 def documents(chat: dict, *, username: str = "") -> tuple[list[Document], int]:
     """The documents of one chat, and how many messages were skipped as unreadable."""
-    chat_id = _scalar(chat.get("id")).removeprefix("-100")
-    name = _scalar(chat.get("name")) or "Telegram"
-    kind = _scalar(chat.get("type"))
+    chat_id = scalar(chat.get("id")).removeprefix("-100")
+    name = scalar(chat.get("name")) or "Telegram"
+    kind = scalar(chat.get("type"))
     channel_like = kind in ("public_channel", "private_channel", "public_supergroup",
                             "private_supergroup")
     docs, bad = [], 0
@@ -116,8 +108,8 @@ def documents(chat: dict, *, username: str = "") -> tuple[list[Document], int]:
         title = f"{name}: {redact_cut(first, MAX_TITLE)}" + ("…" if len(first) > MAX_TITLE else "")
         docs.append(Document(
             SOURCE, f"{chat_id or 'chat'}-{msg_id}", title, url, text,
-            _scalar(message.get("date")), upvotes=_reactions(message),
-            metadata={"chat": name, "chat_type": kind, "author": _scalar(message.get("from")),
+            scalar(message.get("date")), upvotes=_reactions(message),
+            metadata={"chat": name, "chat_type": kind, "author": scalar(message.get("from")),
                       "links": links, "reactions": _reactions(message)}))
     return docs, bad
 
@@ -155,7 +147,7 @@ def import_export(conn: sqlite3.Connection, path: Path, *, username: str = "") -
         docs, bad = documents(chat, username=username if len(found) == 1 else "")
         written += put(conn, docs)
         skipped += bad
-        names.append(_scalar(chat.get("name")) or _scalar(chat.get("id")) or "chat")
+        names.append(scalar(chat.get("name")) or scalar(chat.get("id")) or "chat")
     if skipped:
         reasons["unreadable_message"] = skipped
     return {"source": SOURCE, "file": str(path), "chats": names, "indexed": written,

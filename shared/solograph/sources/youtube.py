@@ -22,6 +22,7 @@ from itertools import islice
 from pathlib import Path
 
 from solograph import bounded_json
+from solograph.bounded_json import scalar
 from solograph.errors import BadQuery, SolographError
 from solograph.sources.chunks import Chunk, chunk_transcript, clock, video_url
 from solograph.sources.store import Document, put_video
@@ -188,7 +189,7 @@ def _subtitle_bytes(info: dict) -> tuple[bytes | None, str]:
 
 
 def _date(raw: object) -> str:
-    raw = _scalar(raw)
+    raw = scalar(raw)
     return f"{raw[:4]}-{raw[4:6]}-{raw[6:8]}" if re.fullmatch(r"\d{8}", raw) else ""
 
 
@@ -209,14 +210,6 @@ def _mapping(value: object) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _scalar(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return str(value)
-    return ""
-
-
 def _number(value: object) -> float:
     """A finite time in seconds (NaN, infinities and 400-digit ints fail the range test)."""
     ok = isinstance(value, int | float) and not isinstance(value, bool) \
@@ -233,7 +226,7 @@ def _chapter_list(raw: object) -> list[dict]:
         start, end = c.get("start_time"), c.get("end_time")
         if _number(start) != start or start < 0 or (end is not None and _number(end) != end):
             continue
-        out.append({"start_time": start, "end_time": end, "title": _scalar(c.get("title"))})
+        out.append({"start_time": start, "end_time": end, "title": scalar(c.get("title"))})
     return out
 
 
@@ -242,13 +235,13 @@ def ingest(conn: sqlite3.Connection, info: dict) -> dict:
     subtitles are missing or unusable is still indexed by title and description, and the
     report says why it has no transcript."""
     _check(info, BadQuery)
-    vid = _scalar(info.get("id"))
+    vid = scalar(info.get("id"))
     if not _ID.match(vid):
         raise BadQuery(f"not a YouTube video id: {vid[:40]!r}")
-    title = _scalar(info.get("title")) or vid
-    description = _scalar(info.get("description"))
+    title = scalar(info.get("title")) or vid
+    description = scalar(info.get("description"))
     date = _date(info.get("upload_date"))
-    channel = _scalar(info.get("channel")) or _scalar(info.get("uploader"))
+    channel = scalar(info.get("channel")) or scalar(info.get("uploader"))
     chapters = _chapter_list(info.get("chapters"))
     problems: list[str] = []
     data, label = _subtitle_bytes(info)
