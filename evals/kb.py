@@ -29,6 +29,7 @@ from evals.scoring import Case, QueryRefused, Unavailable
 
 EVALS = Path(__file__).resolve().parent
 CASES = EVALS / "kb.jsonl"
+QUESTIONS = EVALS / "kb_questions.jsonl"
 ALIASES = EVALS / "kb_aliases"
 LIMIT = 20
 
@@ -111,7 +112,7 @@ class KbRunner:
                 "WHERE docs_fts MATCH ?",
                 ("{title}: (" + " AND ".join(fts_term(t) for t in stems) + ")",))}
             pinned = [w for w in words if w in titled]
-        return semantic.fuse_ids(words, meaning, LIMIT, pinned)
+        return semantic.fuse_ids(words, meaning, LIMIT, pinned, len(stems))
 
     def _conn(self, kb: str):
         from solograph.store import connect_reader

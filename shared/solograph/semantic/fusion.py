@@ -31,14 +31,16 @@ class Fused:
 
 
 def fuse(words: Sequence[Hashable], meaning: Sequence[Hashable], *, limit: int, k: int = K,
-         first: Sequence[Hashable] = ()) -> list[Fused]:
+         first: Sequence[Hashable] = (), weights: tuple[float, float] = (1.0, 1.0),
+         ) -> list[Fused]:
     """The units of both rankings fused, best first, at most `limit`; ties go to the better
-    lexical rank, then the better meaning rank, then the unit's lexical order."""
+    lexical rank, then the better meaning rank, then the unit's lexical order. `weights`
+    scale each lane's share (words, meaning)."""
     found: dict[Hashable, Fused] = {}
-    for lane, ranking in ((WORDS, words), (MEANING, meaning)):
+    for lane, ranking, weight in ((WORDS, words, weights[0]), (MEANING, meaning, weights[1])):
         for rank, unit in enumerate(dict.fromkeys(ranking), 1):
             hit = found.setdefault(unit, Fused(unit, 0.0))
-            hit.score += 1.0 / (k + rank)
+            hit.score += weight / (k + rank)
             hit.lanes.append(lane)
             hit.ranks[lane] = rank
     pinned = [u for u in dict.fromkeys(first) if u in found]
