@@ -28,6 +28,7 @@ bench-all: bench
 	$(PY) bench/kb_bench.py
 	$(PY) bench/sources_bench.py
 	$(PY) bench/sessions_bench.py
+	$(PY) bench/semantic_bench.py
 
 eval: $(STAMP)
 	$(PY) evals/run.py --check

@@ -2,10 +2,10 @@
 
 The public reads are still lexical; a fused suite calls the lane's core functions directly
 (`solograph.semantic`): the lexical answer of the read, the meaning ranking of the same scope,
-fused by reciprocal rank (k = 60). Pinning (`EVAL_FUSION=pinned`, the default `plain`) puts
-the lexical tier of units holding every word (sessions: `match: all`; KB: the title holds
-every word) above the fusion, to measure whether it should; `EVAL_FUSION=meaning` scores the
-meaning lane alone.
+fused by `fusion.fuse_search` (reciprocal rank, k = 60, the every-word tier pinned for queries
+of at most three content words). `EVAL_FUSION` measures the alternatives: `plain` (no tier),
+`pinned` (always pinned), `pinshort` (`all` tier only), `tier`, `w1.5`, `meaning` (the meaning
+lane alone).
 
 Embedding goes through the lane's own write path (collect, embed, save) with the model in
 worker processes, one thread each, texts out and vectors back, as a worker pool would run
@@ -29,7 +29,7 @@ from pathlib import Path
 from evals.scoring import Unavailable
 
 CACHE = Path(__file__).resolve().parent / ".corpus" / "vectors.db"
-FUSION = os.environ.get("EVAL_FUSION", "plain")
+FUSION = os.environ.get("EVAL_FUSION", "search")
 BATCH = 64
 
 _worker_model = None
@@ -120,21 +120,19 @@ def fuse_ids(words: list, meaning: list, limit: int, pinned: list = (), stems: i
     from solograph.semantic.fusion import fuse
 
     mode = FUSION
+    if mode == "search":  # what the reads answer with
+        from solograph.semantic.fusion import fuse_search
+
+        return [h.unit for h in fuse_search(words, meaning, limit=limit, tier=pinned,
+                                            terms=stems)]
     if mode == "meaning":  # the meaning lane alone, for comparison
         return list(meaning)[:limit]
     first: list = []
     weights = (1.0, 1.0)
-    if mode == "pinned":
+    if mode == "pinned":  # the every-word tier first, whatever the query
         first = list(pinned)
-    elif mode == "pin1":  # only the lexical first hit, when it holds every word
-        first = list(pinned[:1]) if pinned and words and pinned[0] == words[0] else []
-    elif mode in ("pinshort", "pinshort2"):  # pin only for keyword-shaped queries
-        first = list(pinned) if stems <= 3 else []
-    elif mode == "tier":  # the every-word tier first, fused order inside it and after it
-        tier = set(pinned)
-        hits = fuse(words, meaning, limit=10 * limit)
-        hits.sort(key=lambda h: h.unit not in tier)
-        return [h.unit for h in hits][:limit]
+    elif mode == "pinshort":  # the tier first for queries of at most three content words
+        first = list(pinned) if 0 < stems <= 3 else []
     elif mode.startswith("w"):  # e.g. w1.5: the words lane weighs 1.5
         weights = (float(mode[1:]), 1.0)
     return [h.unit for h in fuse(words, meaning, limit=limit, first=first, weights=weights)]

@@ -60,8 +60,8 @@ class SessionsRunner:
         words = [hit["session"] for hit in answer["results"]]
         if not self.fused:
             return words
-        tiers = ("all", "respelled") if semantic.FUSION.endswith("2") else ("all",)
-        pinned = [hit["session"] for hit in answer["results"] if hit["match"] in tiers]
+        pinned = [hit["session"] for hit in answer["results"]
+                  if hit["match"] in ("all", "respelled")]
         from solograph.text.tokens import query_terms
 
         return semantic.fuse_ids(words, self.meaning(case), LIMIT, pinned,

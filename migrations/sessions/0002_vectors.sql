@@ -11,8 +11,7 @@ CREATE TABLE chunk_vectors (
     last_seq    INTEGER NOT NULL,
     digest      TEXT NOT NULL,                -- of the text embedded
     model       TEXT NOT NULL,
-    scale       REAL NOT NULL,                -- int8 vector times scale: the unit vector
-    vector      BLOB NOT NULL,
+    vector      BLOB NOT NULL,                -- float16, little-endian, dim values
     UNIQUE (chunk, part)
 );
 

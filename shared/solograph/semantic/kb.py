@@ -2,9 +2,11 @@
 
 A section is embedded as the page title, its heading path and its plain text (links as their
 labels), cut to PASSAGE_CHARS: the same redacted text the section's full-text row is made of,
-never more. Pages of the wiki folder are embedded first, newest first, so a search over the
-wiki has its vectors soonest. A page read again gets new sections; their vectors left with
-the old ones (foreign key cascade), and the new ones are pending.
+never more. Catalogs (index.md) are not embedded: a list of one line about every page is
+near every question in meaning and answers none (their lines already count lexically, as
+each page's `index_line`). Pages of the wiki folder are embedded first, newest first, so a
+search over the wiki has its vectors soonest. A page read again gets new sections; their
+vectors left with the old ones (foreign key cascade), and the new ones are pending.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def section_text(title: str, heading: str, text: str) -> str:
 
 _PENDING = ("FROM sections s JOIN docs d ON d.id = s.doc "
             "LEFT JOIN section_vectors v ON v.section = s.id "
-            "WHERE (v.section IS NULL OR v.model != ?)")
+            "WHERE d.catalog = 0 AND (v.section IS NULL OR v.model != ?)")
 
 
 class KbLane:
@@ -63,13 +65,13 @@ class KbLane:
         check_vectors(work, vectors, mx.DIM)
         wrote = 0
         with transaction(conn):
-            for item, (scale, blob) in zip(work.items, mx.encode(vectors), strict=True):
+            for item, blob in zip(work.items, mx.encode(vectors), strict=True):
                 wrote += conn.execute(
-                    "INSERT INTO section_vectors (section, digest, model, scale, vector) "
-                    "SELECT id, ?, ?, ?, ? FROM sections WHERE id = ? "
+                    "INSERT INTO section_vectors (section, digest, model, vector) "
+                    "SELECT id, ?, ?, ? FROM sections WHERE id = ? "
                     "ON CONFLICT (section) DO UPDATE SET digest = excluded.digest, "
-                    "model = excluded.model, scale = excluded.scale, vector = excluded.vector",
-                    (item.digest, work.model, scale, blob, item.unit)).rowcount
+                    "model = excluded.model, vector = excluded.vector",
+                    (item.digest, work.model, blob, item.unit)).rowcount
         return wrote
 
 
@@ -88,7 +90,7 @@ def embed_pending(conn: sqlite3.Connection, embedder: Embedder, *,
 
 def matrix(conn: sqlite3.Connection, model: str) -> mx.Matrix:
     return mx.cached(conn, STORE, model, lambda: conn.execute(
-        "SELECT v.section, s.doc, v.scale, v.vector FROM section_vectors v "
+        "SELECT v.section, s.doc, v.vector FROM section_vectors v "
         "JOIN sections s ON s.id = v.section WHERE v.model = ?", (model,)))
 
 

@@ -127,16 +127,15 @@ class SessionsLane:
                                    (chunk,)).fetchone()
                 if row is not None and row[0] == work.plans[chunk][0]:
                     current[chunk] = work.plans[chunk][1]
-            for item, (scale, blob) in zip(work.items, mx.encode(vectors), strict=True):
+            for item, blob in zip(work.items, mx.encode(vectors), strict=True):
                 if item.unit not in current:  # changed or gone since collect
                     continue
                 conn.execute(
                     "INSERT INTO chunk_vectors (chunk, part, first_seq, last_seq, digest, model, "
-                    "scale, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chunk, part) "
+                    "vector) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chunk, part) "
                     "DO UPDATE SET first_seq = excluded.first_seq, last_seq = excluded.last_seq, "
-                    "digest = excluded.digest, model = excluded.model, scale = excluded.scale, "
-                    "vector = excluded.vector",
-                    (item.unit, item.part, *item.span, item.digest, work.model, scale, blob))
+                    "digest = excluded.digest, model = excluded.model, vector = excluded.vector",
+                    (item.unit, item.part, *item.span, item.digest, work.model, blob))
                 wrote += 1
             for chunk, digests in current.items():
                 conn.execute("DELETE FROM chunk_vectors WHERE chunk = ? AND part >= ?",
@@ -166,7 +165,7 @@ def embed_pending(conn: sqlite3.Connection, embedder: Embedder, *,
 
 
 def _rows(conn: sqlite3.Connection, model: str):
-    return conn.execute("SELECT v.id, c.session, v.scale, v.vector FROM chunk_vectors v "
+    return conn.execute("SELECT v.id, c.session, v.vector FROM chunk_vectors v "
                         "JOIN chunks c ON c.id = v.chunk WHERE v.model = ?", (model,))
 
 

@@ -54,18 +54,17 @@ class SourcesLane:
         check_vectors(work, vectors, mx.DIM)
         wrote = 0
         with transaction(conn):
-            for item, (scale, blob) in zip(work.items, mx.encode(vectors), strict=True):
+            for item, blob in zip(work.items, mx.encode(vectors), strict=True):
                 # Written only while the document still holds the text embedded.
                 row = conn.execute("SELECT title, text FROM documents WHERE id = ?",
                                    (item.unit,)).fetchone()
                 if row is None or digest(document_text(row[0], row[1])) != item.digest:
                     continue
                 wrote += conn.execute(
-                    "INSERT INTO document_vectors (document, digest, model, scale, vector) "
-                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (document) DO UPDATE SET "
-                    "digest = excluded.digest, model = excluded.model, scale = excluded.scale, "
-                    "vector = excluded.vector",
-                    (item.unit, item.digest, work.model, scale, blob)).rowcount
+                    "INSERT INTO document_vectors (document, digest, model, vector) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT (document) DO UPDATE SET "
+                    "digest = excluded.digest, model = excluded.model, vector = excluded.vector",
+                    (item.unit, item.digest, work.model, blob)).rowcount
         return wrote
 
 
@@ -84,7 +83,7 @@ def embed_pending(conn: sqlite3.Connection, embedder: Embedder, *,
 
 def matrix(conn: sqlite3.Connection, model: str) -> mx.Matrix:
     return mx.cached(conn, STORE, model, lambda: conn.execute(
-        "SELECT v.document, COALESCE(d.video, d.key), v.scale, v.vector "
+        "SELECT v.document, COALESCE(d.video, d.key), v.vector "
         "FROM document_vectors v JOIN documents d ON d.id = v.document WHERE v.model = ?",
         (model,)))
 
