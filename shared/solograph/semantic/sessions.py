@@ -23,13 +23,14 @@ import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from solograph.semantic import matrix as mx
+from solograph.semantic.embedder import DIM
 from solograph.semantic.work import Item, Report, Work, check_vectors, digest, run
 from solograph.store import transaction
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from solograph.semantic import matrix as mx
     from solograph.semantic.embedder import Embedder
     from solograph.semantic.work import Progress
 
@@ -118,7 +119,9 @@ class SessionsLane:
         return work
 
     def save(self, conn: sqlite3.Connection, work: Work, vectors: np.ndarray) -> int:
-        check_vectors(work, vectors, mx.DIM)
+        from solograph.semantic import matrix as mx
+
+        check_vectors(work, vectors, DIM)
         wrote = 0
         with transaction(conn):
             current = {}
@@ -170,6 +173,8 @@ def _rows(conn: sqlite3.Connection, model: str):
 
 
 def matrix(conn: sqlite3.Connection, model: str) -> mx.Matrix:
+    from solograph.semantic import matrix as mx
+
     return mx.cached(conn, STORE, model, lambda: _rows(conn, model))
 
 

@@ -13,13 +13,14 @@ import re
 import sqlite3
 from typing import TYPE_CHECKING
 
-from solograph.semantic import matrix as mx
+from solograph.semantic.embedder import DIM
 from solograph.semantic.work import Item, Report, Work, check_vectors, digest, run
 from solograph.store import transaction
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from solograph.semantic import matrix as mx
     from solograph.semantic.embedder import Embedder
     from solograph.semantic.work import Progress
 
@@ -51,7 +52,9 @@ class SourcesLane:
         return work
 
     def save(self, conn: sqlite3.Connection, work: Work, vectors: np.ndarray) -> int:
-        check_vectors(work, vectors, mx.DIM)
+        from solograph.semantic import matrix as mx
+
+        check_vectors(work, vectors, DIM)
         wrote = 0
         with transaction(conn):
             for item, blob in zip(work.items, mx.encode(vectors), strict=True):
@@ -82,6 +85,8 @@ def embed_pending(conn: sqlite3.Connection, embedder: Embedder, *,
 
 
 def matrix(conn: sqlite3.Connection, model: str) -> mx.Matrix:
+    from solograph.semantic import matrix as mx
+
     return mx.cached(conn, STORE, model, lambda: conn.execute(
         "SELECT v.document, COALESCE(d.video, d.key), v.vector "
         "FROM document_vectors v JOIN documents d ON d.id = v.document WHERE v.model = ?",
