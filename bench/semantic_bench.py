@@ -24,7 +24,8 @@ Figures and targets:
   target < 40 ms.
 - vectors at 1,000 sessions: the float32 matrix's bytes and the process's RSS growth when it
   is first read (target < 300 MB), and how long that first read takes (a process's first
-  search; each later one reuses the matrix until the store's vectors change).
+  search; each later one reuses the matrix until the store's vectors change); and the cost
+  of counting what waits for vectors, which every answer's freshness will carry.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def initial_corpus(corpora: Path, figs: list[Figure]) -> None:
     from solograph.semantic import sessions as lane
 
     conn = corpus_index(corpora, common.work_dir("semantic-corpus"))
-    model = _embedder()
+    model = Recording(_embedder())
     done = [0]
 
     def progress(embedded: int, pending: int) -> None:
@@ -118,20 +119,28 @@ def initial_corpus(corpora: Path, figs: list[Figure]) -> None:
     conn.close()
 
 
-def codecs(conn, model, figs: list[Figure]) -> None:
+class Recording:
+    """The real model, keeping the float32 vectors it returned (the store keeps float16)."""
+
+    def __init__(self, model) -> None:
+        self.model, self.model_id, self.dim = model, model.model_id, model.dim
+        self.passages: list = []
+
+    def embed_queries(self, texts):
+        return self.model.embed_queries(texts)
+
+    def embed_passages(self, texts):
+        out = self.model.embed_passages(texts)
+        self.passages.append(out)
+        return out
+
+
+def codecs(conn, model: Recording, figs: list[Figure]) -> None:
     """Top-10 agreement of float16 (stored) and int8 with a per-vector scale (the other
     candidate) with float32, on the corpus's own windows and the eval sets' queries."""
     import numpy as np
 
-    from solograph.semantic import sessions as lane
-
-    keys = [(c, p) for c, p in conn.execute("SELECT chunk, part FROM chunk_vectors ORDER BY id")]
-    texts = {}
-    for chunk in {c for c, _ in keys}:
-        for part, w in enumerate(lane.chunk_windows(conn, chunk)):
-            texts[(chunk, part)] = w.text
-    f32 = np.concatenate([model.embed_passages([texts[k] for k in keys[i:i + 32]])
-                          for i in range(0, len(keys), 32)])
+    f32 = np.concatenate(model.passages)
     peak = np.abs(f32).max(axis=1, keepdims=True) / 127
     i8 = np.rint(f32 / peak).clip(-127, 127) * peak
     f16 = f32.astype(np.float16).astype(np.float32)
@@ -194,6 +203,13 @@ def fused_sessions(args, figs: list[Figure]) -> None:
     conn.close()
     log(f"  {windows} windows in {t_fill.wall:.0f}s")
     reader = connect_reader(settings.sessions_db, "sessions")
+    counts = []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        lane.pending_count(reader, model.model_id)
+        counts.append((time.perf_counter() - t0) * 1000)
+    figs.append(Figure("embedding_pending count (freshness), p50", summarize(counts)["p50"],
+                       "ms", key="session_pending_count_ms"))
     mx.forget()
     rss0 = common.rss_mb()
     with timed() as t_load:

@@ -147,3 +147,45 @@ def test_lexical_reads_import_neither_numpy_nor_the_model(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+# --------------------------------------------------------------------------- migrations
+
+
+def test_an_index_from_before_the_lane_gains_its_vector_tables_and_keeps_its_rows(
+        tmp_path, monkeypatch):
+    import solograph.store as store
+    from solograph import sessions
+    from solograph.semantic import sessions as lane
+    from tests.support.transcripts import Transcripts
+
+    t = Transcripts(tmp_path / "projects")
+    t.conversation("/home/dev/code/app", "fix the webhook retry", "Done, it retries.")
+    first = store.migration_files("sessions")[:1]
+    monkeypatch.setattr(store, "migration_files", lambda name: first)
+    old = sessions.open_index(tmp_path / "sessions.db")
+    sessions.sync(old, t.root)
+    old.close()
+    monkeypatch.undo()
+
+    conn = sessions.open_index(tmp_path / "sessions.db")
+    assert "0002_vectors" in store.applied_migrations(conn)
+    chunk = conn.execute("SELECT id FROM chunks").fetchone()[0]
+    assert lane.pending_count(conn, "some-model") == 1
+    with store.transaction(conn):
+        conn.execute("INSERT INTO chunk_vectors (chunk, part, first_seq, last_seq, digest, "
+                     "model, vector) VALUES (?, 0, 1, 2, 'd', 'some-model', ?)",
+                     (chunk, bytes(768)))
+        conn.execute("INSERT INTO chunk_embedded (chunk, entries, model) "
+                     "SELECT id, entries, 'some-model' FROM chunks")
+    assert lane.pending_count(conn, "some-model") == 0
+    assert lane.pending_count(conn, "another-model") == 1
+    rev = conn.execute("SELECT rev FROM vector_rev").fetchone()[0]
+    from solograph.sessions.chunks import drop_chunks
+
+    with store.transaction(conn):
+        drop_chunks(conn, "id = ?", (chunk,))
+    assert conn.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0] == 0
+    assert conn.execute("SELECT COUNT(*) FROM chunk_embedded").fetchone()[0] == 0
+    assert conn.execute("SELECT rev FROM vector_rev").fetchone()[0] > rev
+    conn.close()

@@ -15,6 +15,14 @@ the package up.
 Vectors live in each store's SQLite file (migrations 0002_vectors), keyed by the row they
 were made from and removed with it in the same transaction (cascade, and triggers for text
 rewritten in place), with the model id: vectors of another model are pending again.
+
+A search with the lane on: `QueryVectors.start(query)` before the sync, so the query embeds
+while the index syncs and ranks; the lexical ranking; `<store>.embed_pending(conn, model,
+deadline=...)` with what is left of the sync budget (writers only); `<store>.meaning_rank`
+over the same scope; `fusion.fuse_search`, each hit with its `lanes`; freshness with
+`stores.embedding_pending`. Write jobs and the worker's `embed` task call
+`stores.embed_store`; a worker pool may split it: `collect` in the writer, the texts to
+any process with the model, `save` back in the writer.
 """
 
 from __future__ import annotations
