@@ -115,7 +115,7 @@ def initial_corpus(corpora: Path, figs: list[Figure]) -> None:
                            "SELECT COUNT(*) FROM chunks").fetchone()[0],
                               "cpu_s": round(t.cpu, 1),
                               "windows_per_s": round(report.embedded / t.wall, 2)}))
-    codecs(conn, model, figs)
+    codecs(model, figs)
     conn.close()
 
 
@@ -135,7 +135,7 @@ class Recording:
         return out
 
 
-def codecs(conn, model: Recording, figs: list[Figure]) -> None:
+def codecs(model: Recording, figs: list[Figure]) -> None:
     """Top-10 agreement of float16 (stored) and int8 with a per-vector scale (the other
     candidate) with float32, on the corpus's own windows and the eval sets' queries."""
     import numpy as np
