@@ -21,6 +21,7 @@ pending and are found by their words alone, which the runner logs.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sqlite3
 from concurrent.futures import ProcessPoolExecutor
@@ -84,7 +85,10 @@ class Vectors:
         self.reused += len(items) - len(todo)
         if todo:
             if self.pool is None:
-                self.pool = ProcessPoolExecutor(self.procs, initializer=_init_worker)
+                # Spawned, not forked: the parent may hold the model and its OpenMP runtime,
+                # which a forked child must not inherit mid-state.
+                self.pool = ProcessPoolExecutor(self.procs, initializer=_init_worker,
+                                                mp_context=multiprocessing.get_context("spawn"))
             size = max(1, -(-len(todo) // self.procs))
             parts = [todo[i:i + size] for i in range(0, len(todo), size)]
             for part, vecs in zip(parts, self.pool.map(_embed_chunk,

@@ -196,8 +196,10 @@ def test_kb_sections_are_embedded_with_their_page_and_leave_with_it(tmp_path, mo
     try:
         kb_sync(kb)
         conn = kb.conn
-        total = conn.execute("SELECT COUNT(*) FROM sections").fetchone()[0]
-        assert kb_lane.pending_count(conn, model.model_id) == total
+        pages = ("SELECT COUNT(*) FROM sections s JOIN docs d ON d.id = s.doc "
+                 "WHERE d.catalog = 0")  # index.md is not embedded
+        assert conn.execute("SELECT COUNT(*) FROM docs WHERE catalog = 1").fetchone()[0] == 1
+        assert kb_lane.pending_count(conn, model.model_id) == conn.execute(pages).fetchone()[0]
         work = kb_lane.LANE.collect(conn, model.model_id, limit=1)
         assert work.items[0].text.startswith("Agent sandboxing") or "\n" in work.items[0].text
         kb_lane.embed_pending(conn, model)
@@ -213,7 +215,7 @@ def test_kb_sections_are_embedded_with_their_page_and_leave_with_it(tmp_path, mo
         assert conn.execute("SELECT COUNT(*) FROM section_vectors v JOIN sections s "
                             "ON s.id = v.section WHERE s.doc = ?", (doc,)).fetchone()[0] == 0
         assert conn.execute("SELECT COUNT(*) FROM section_vectors").fetchone()[0] == \
-            conn.execute("SELECT COUNT(*) FROM sections").fetchone()[0]
+            conn.execute(pages).fetchone()[0]
         assert doc not in [h["unit"] for h in kb_lane.meaning_rank(conn, query, 10,
                                                                     model=model.model_id)]
     finally:
