@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q -e ".[dev,semantic]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -28,6 +28,7 @@ bench-all: bench
 	$(PY) bench/kb_bench.py
 	$(PY) bench/sources_bench.py
 	$(PY) bench/sessions_bench.py
+	$(PY) bench/semantic_bench.py
 
 eval: $(STAMP)
 	$(PY) evals/run.py --check

@@ -25,10 +25,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from evals import semantic
 from evals.scoring import Case, QueryRefused, Unavailable
 
 EVALS = Path(__file__).resolve().parent
 CASES = EVALS / "kb.jsonl"
+QUESTIONS = EVALS / "kb_questions.jsonl"
 ALIASES = EVALS / "kb_aliases"
 LIMIT = 20
 
@@ -79,6 +81,7 @@ KBS = {"21ideas": ("21ideas-wiki", layout_21ideas), "ekgardt": ("ekgardt-llm-wik
 @dataclass
 class KbRunner:
     settings: dict[str, object]  # kb name -> Settings
+    fused: bool = False
 
     def search(self, case: Case) -> list[str]:
         from solograph import reads
@@ -90,7 +93,44 @@ class KbRunner:
             answer = reads.kb_search(self.settings[kb], case.query, path=path, limit=LIMIT)
         except BadQuery as exc:
             raise QueryRefused(exc.message) from None
-        return [f"{kb}:{r['path']}" for r in answer["results"]]
+        words = [f"{kb}:{r['path']}" for r in answer["results"]]
+        if not self.fused:
+            return words
+        return self._fused(kb, case.query, path, words)
+
+    def _fused(self, kb: str, query: str, path: str | None, words: list[str]) -> list[str]:
+        from solograph.kb.search import interleave, scope_for
+        from solograph.semantic import kb as lane
+        from solograph.semantic.embedder import shared_embedder
+        from solograph.text.tokens import fts_term, query_terms
+
+        embedder = shared_embedder()
+        conn = self._conn(kb)
+        vector = embedder.embed_queries([query])[0]
+        lanes = [[(h["unit"], h["score"]) for h in lane.meaning_rank(
+            conn, vector, LIMIT, model=embedder.model_id, where=scope.where,
+            params=scope.params)] for scope in scope_for(path=path, pages=False)]
+        docs = [doc for doc, _, _ in interleave(lanes, LIMIT)]
+        paths = dict(conn.execute(f"SELECT id, path FROM docs WHERE id IN "
+                                  f"({','.join('?' * len(docs))})", docs).fetchall())
+        meaning = [f"{kb}:{paths[d]}" for d in docs if d in paths]
+        stems = query_terms(query, prose=True)
+        pinned = []
+        if len(stems) > 1:
+            titled = {f"{kb}:{r[0]}" for r in conn.execute(
+                "SELECT d.path FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid "
+                "WHERE docs_fts MATCH ?",
+                ("{title}: (" + " AND ".join(fts_term(t) for t in stems) + ")",))}
+            pinned = [w for w in words if w in titled]
+        return semantic.fuse_ids(words, meaning, LIMIT, pinned, len(stems))
+
+    def _conn(self, kb: str):
+        from solograph.store import connect_reader
+
+        conns = self.__dict__.setdefault("_conns", {})
+        if kb not in conns:
+            conns[kb] = connect_reader(self.settings[kb].kb_db, "kb")
+        return conns[kb]
 
     def indexed(self, ids: tuple[str, ...]) -> set[str]:
         import sqlite3
@@ -107,12 +147,14 @@ class KbRunner:
         return found
 
 
-def _open(aliases: str, log: Log) -> Iterator[KbRunner]:
+def _open(aliases: str, log: Log, fused: bool = False) -> Iterator[KbRunner]:
     from solograph import reads
     from solograph.config import Settings
     from solograph.kb.sync import index_kb
 
     src = corpora() / "wiki"
+    if fused:
+        semantic.require()
     with tempfile.TemporaryDirectory(prefix="solograph-kb-eval-") as tmp:
         settings = {}
         for name, (folder, layout) in KBS.items():
@@ -128,7 +170,27 @@ def _open(aliases: str, log: Log) -> Iterator[KbRunner]:
             groups = reads.kb_aliases(s)["groups"]
             log(f"kb ({aliases} aliases): {name}: {report['summary']}; {groups} alias groups")
             settings[name] = s
-        yield KbRunner(settings)
+            if fused:
+                _embed(s, name, log)
+        yield KbRunner(settings, fused)
+
+
+def _embed(settings, name: str, log: Log) -> None:
+    """Vectors for the wiki folder's sections, through the lane's collect/save."""
+    from solograph.semantic import kb as lane
+    from solograph.semantic.embedder import shared_embedder
+    from solograph.store import connect_writer
+
+    conn = connect_writer(settings.kb_db, "kb")
+    vectors = semantic.Vectors(shared_embedder().model_id)
+    try:
+        wrote = semantic.embed_store(lane.LANE, conn, vectors, where="d.in_pages = 1")
+        pending = lane.pending_count(conn, vectors.model)
+    finally:
+        vectors.close()
+        conn.close()
+    log(f"kb: {name}: {wrote} sections embedded ({vectors.computed} computed, "
+        f"{vectors.reused} from the cache); {pending} outside the wiki left pending")
 
 
 @contextmanager
@@ -144,3 +206,18 @@ def open_runner_noalias(log: Log = print) -> Iterator[KbRunner]:
 @contextmanager
 def open_runner_suggested(log: Log = print) -> Iterator[KbRunner]:
     yield from _open("suggested", log)
+
+
+@contextmanager
+def open_runner_fused(log: Log = print) -> Iterator[KbRunner]:
+    yield from _open("hand", log, fused=True)
+
+
+@contextmanager
+def open_runner_noalias_fused(log: Log = print) -> Iterator[KbRunner]:
+    yield from _open("none", log, fused=True)
+
+
+@contextmanager
+def open_runner_suggested_fused(log: Log = print) -> Iterator[KbRunner]:
+    yield from _open("suggested", log, fused=True)

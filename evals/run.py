@@ -78,6 +78,23 @@ SUITES: dict[str, Suite] = {
               "the same KB cases without any alias table"),
         Suite("kb-suggested", kb.CASES, kb.open_runner_suggested,
               "the same KB cases with the groups `kb-aliases --suggest` proposes"),
+        # The meaning lane (the `semantic` extra): the same cases, BM25 fused with it.
+        Suite("sessions-fused", sessions.CASES, sessions.open_runner_fused,
+              "the sessions cases, BM25 and the meaning lane fused"),
+        Suite("sessions-questions", sessions.QUESTIONS, sessions.open_runner,
+              "questions about the real sessions as people ask them: other words, Russian"),
+        Suite("sessions-questions-fused", sessions.QUESTIONS, sessions.open_runner_fused,
+              "the same questions, BM25 and the meaning lane fused"),
+        Suite("kb-fused", kb.CASES, kb.open_runner_fused,
+              "the KB cases (hand-kept aliases), BM25 and the meaning lane fused"),
+        Suite("kb-noalias-fused", kb.CASES, kb.open_runner_noalias_fused,
+              "the KB cases without an alias table, BM25 and the meaning lane fused"),
+        Suite("kb-suggested-fused", kb.CASES, kb.open_runner_suggested_fused,
+              "the KB cases with suggested aliases, BM25 and the meaning lane fused"),
+        Suite("kb-questions", kb.QUESTIONS, kb.open_runner_suggested,
+              "paraphrased and Russian questions over the wikis (suggested aliases)"),
+        Suite("kb-questions-fused", kb.QUESTIONS, kb.open_runner_suggested_fused,
+              "the same questions, BM25 and the meaning lane fused"),
     )
 }
 

@@ -31,18 +31,22 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from evals import semantic  # noqa: E402
 from evals.scoring import Case, QueryRefused, Unavailable  # noqa: E402
 
 EVALS = Path(__file__).resolve().parent
 CASES = EVALS / "sessions.jsonl"
+QUESTIONS = EVALS / "sessions_questions.jsonl"
 LIMIT = 20
 
 Log = Callable[[str], None]
 
 
 class SessionsRunner:
-    def __init__(self, settings) -> None:
+    def __init__(self, settings, fused: bool = False) -> None:
         self.settings = settings
+        self.fused = fused
+        self._conn = None
 
     def search(self, case: Case) -> list[str]:
         from solograph.errors import BadQuery
@@ -53,7 +57,32 @@ class SessionsRunner:
                                     limit=LIMIT)
         except BadQuery as exc:
             raise QueryRefused(exc.message) from None
-        return [hit["session"] for hit in answer["results"]]
+        words = [hit["session"] for hit in answer["results"]]
+        if not self.fused:
+            return words
+        pinned = [hit["session"] for hit in answer["results"]
+                  if hit["match"] in ("all", "respelled")]
+        from solograph.text.tokens import query_terms
+
+        return semantic.fuse_ids(words, self.meaning(case), LIMIT, pinned,
+                                 len(query_terms(case.query, prose=True)))
+
+    def meaning(self, case: Case) -> list[str]:
+        """The sessions of the case's scope by meaning alone, best first."""
+        from solograph.semantic import sessions as lane
+        from solograph.semantic.embedder import shared_embedder
+        from solograph.sessions.search import project_scope
+        from solograph.store import connect_reader
+
+        if self._conn is None:
+            self._conn = connect_reader(self.settings.sessions_db, "sessions")
+        embedder = shared_embedder()
+        scope = project_scope(case.project or "")
+        hits = lane.meaning_rank(self._conn, embedder.embed_queries([case.query])[0], LIMIT,
+                                 model=embedder.model_id, where=scope.where,
+                                 params=scope.params)
+        ids = dict(self._conn.execute("SELECT id, session_id FROM sessions").fetchall())
+        return [ids[h["unit"]] for h in hits if h["unit"] in ids]
 
     def indexed(self, ids: Iterable[str]) -> set[str]:
         """The ids among `ids` that are sessions in the index (a missing one is a parsing gap,
@@ -75,17 +104,48 @@ def corpus() -> Path:
     return root
 
 
-@contextmanager
-def open_runner(log: Log = print) -> Iterator[SessionsRunner]:
-    """Index the real transcripts into a temporary home; yield the runner."""
+def _open(log: Log, fused: bool) -> Iterator[SessionsRunner]:
+    """Index the real transcripts into a temporary home (and, fused, embed them); yield the
+    runner."""
     from solograph.config import Settings
     from solograph.sessions.sync import sync_sessions
 
     root = corpus()
+    if fused:
+        semantic.require()
     with tempfile.TemporaryDirectory(prefix="solograph-eval-sessions-") as tmp:
         settings = Settings(home=Path(tmp) / "home", claude_projects=root)
         log(f"sessions: {sync_sessions(settings)['summary']}")
-        yield SessionsRunner(settings)
+        if fused:
+            _embed(settings, log)
+        yield SessionsRunner(settings, fused)
+
+
+def _embed(settings, log: Log) -> None:
+    from solograph.semantic import sessions as lane
+    from solograph.semantic.embedder import shared_embedder
+    from solograph.sessions.store import open_index
+
+    conn = open_index(settings.sessions_db)
+    vectors = semantic.Vectors(shared_embedder().model_id)
+    try:
+        wrote = semantic.embed_store(lane.LANE, conn, vectors)
+        pending = lane.pending_count(conn, vectors.model)
+    finally:
+        vectors.close()
+        conn.close()
+    log(f"sessions: {wrote} windows embedded ({vectors.computed} computed, {vectors.reused} "
+        f"from the cache); {pending} chunks pending")
+
+
+@contextmanager
+def open_runner(log: Log = print) -> Iterator[SessionsRunner]:
+    yield from _open(log, fused=False)
+
+
+@contextmanager
+def open_runner_fused(log: Log = print) -> Iterator[SessionsRunner]:
+    yield from _open(log, fused=True)
 
 
 def main(argv: list[str] | None = None) -> int:

