@@ -5,7 +5,7 @@ resolvers share."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from tree_sitter import Node
@@ -71,3 +71,8 @@ class Spec:
     query: str
     resolver: Resolver = simple
     class_like: frozenset[str] = CLASS_LIKE  # a "function" directly inside one is a method
+    # The query for a grammar source whose grammar names its nodes differently.
+    variants: dict[str, str] = field(default_factory=dict)
+
+    def query_for(self, source: str) -> str:
+        return self.variants.get(source, self.query)
