@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -162,7 +163,7 @@ class LanguageScore:
     reference: int = 0  # ctags definitions of the counted kinds
     found: int = 0  # of those, reported by the extractor
     ours: int = 0  # every definition the extractor reported
-    misses: list[tuple[str, str, int, str]] = field(default_factory=list)
+    misses: list[tuple[str, str, int, str]] = field(default_factory=list)  # "name (kind)"
 
     @property
     def recall(self) -> float:
@@ -180,7 +181,7 @@ class LanguageScore:
 
 def corpus(log: Log = print) -> list[SourceFile]:
     """Every file of the pinned projects the scan would read, with its language."""
-    from solograph.portfolio.definitions import language_for_path
+    from solograph.portfolio.definitions import language_for_content, language_for_path
     from solograph.portfolio.files import list_files
 
     checkouts = ensure_corpus("definitions", PINS, log=log)
@@ -189,24 +190,34 @@ def corpus(log: Log = print) -> list[SourceFile]:
         root = checkouts / pin.name
         for rel in list_files(root):
             language = language_for_path(rel)
-            if language is not None and (root / rel).is_file():
-                files.append(SourceFile(pin.name, rel, root / rel, language))
+            if language is None or not (root / rel).is_file():
+                continue
+            if language == "c" and _objective_c(root / rel):
+                continue
+            language = language_for_content(language, rel, (root / rel).read_bytes())
+            files.append(SourceFile(pin.name, rel, root / rel, language))
     return files
 
 
-def ctags_definitions(files: Iterable[SourceFile]) -> dict[Path, list[tuple[str, int]]]:
-    """(name, line) of each counted ctags definition, per file."""
+def _objective_c(path: Path) -> bool:
+    """A `.h` of an iOS package is Objective-C, which neither side reads as C."""
+    head = path.read_bytes()[:65536]
+    return any(marker in head for marker in (b"@interface", b"@protocol", b"#import", b"@end"))
+
+
+def ctags_definitions(files: Iterable[SourceFile]) -> dict[Path, list[tuple[str, int, str]]]:
+    """(name, line, kind) of each counted ctags definition, per file."""
     ctags = shutil.which("ctags")
     if ctags is None:
         raise Unavailable("Universal Ctags is not installed (apt-get install universal-ctags)")
     by_language: dict[str, list[SourceFile]] = defaultdict(list)
     for f in files:
         by_language[f.language].append(f)
-    found: dict[Path, list[tuple[str, int]]] = defaultdict(list)
+    found: dict[Path, list[tuple[str, int, str]]] = defaultdict(list)
     for language, group in by_language.items():
         kinds = KINDS[language]
         cmd = [ctags, "--options=NONE", f"--options={REFERENCE}", "--output-format=json",
-               "--fields=+nK", "--extras=-F", f"--language-force={CTAGS_LANGUAGE[language]}",
+               "--fields=+nKs", "--extras=-F", f"--language-force={CTAGS_LANGUAGE[language]}",
                "-f", "-", "-L", "-"]
         listing = "\n".join(str(f.path) for f in group) + "\n"
         proc = subprocess.run(cmd, input=listing, capture_output=True, text=True,
@@ -217,22 +228,44 @@ def ctags_definitions(files: Iterable[SourceFile]) -> dict[Path, list[tuple[str,
             except ValueError:
                 continue
             name, kind = tag.get("name", ""), tag.get("kind", "")
-            if tag.get("_type") != "tag" or kind not in kinds or _invented(language, name):
+            if (tag.get("_type") != "tag" or kind not in kinds
+                    or _invented(language, kind, name, tag.get("scope", ""))
+                    or _object_literal(language, kind, tag.get("pattern", ""))):
                 continue
-            found[Path(tag["path"])].append((name, int(tag.get("line", 0))))
+            line_no = int(tag.get("line", 0))
+            seen = found[Path(tag["path"])]
+            # ctags may tag one definition twice (`app.x = function x()`: a class and a
+            # function); the index holds it once.
+            if not any(n == name and ln == line_no for n, ln, _k in seen):
+                seen.append((name, line_no, kind))
     return found
 
 
-def _invented(language: str, name: str) -> bool:
-    if name.startswith(("Anonymous", "__anon", "anonymous")):
+def _object_literal(language: str, kind: str, pattern: str) -> bool:
+    """ctags' JavaScript parser calls an object literal holding functions a class
+    (`var app = exports = module.exports = {}`); it is a variable, which no index holds."""
+    return language == "javascript" and kind == "class" and re.search(
+        r"\bclass\s", pattern) is None
+
+
+def _invented(language: str, kind: str, name: str, scope: str) -> bool:
+    """What ctags reports that is no definition: anonymous functions, lambda parameters
+    (Kotlin's `p0`, `_`), assignments its shell parser takes for functions (`x=`)."""
+    if name.startswith(("Anonymous", "__anon", "anonymous")) or "__anon" in scope:
+        return True
+    if scope.endswith("<lambda>"):  # Kotlin: the parameters of a lambda
         return True
     if language == "swift" and name in _SWIFT_KEYWORDS:
         return True
-    return language not in ("bash", "hcl") and not name.replace("$", "_").isidentifier() and (
-        "::" not in name and "." not in name)
+    if kind == "test" or language == "hcl":
+        return False
+    plain = name.replace("$", "_").replace("::", "_").replace(".", "_")
+    if language == "bash":
+        plain = plain.replace("-", "_").replace(":", "_")
+    return not plain.isidentifier()
 
 
-def score(files: list[SourceFile], reference: dict[Path, list[tuple[str, int]]],
+def score(files: list[SourceFile], reference: dict[Path, list[tuple[str, int, str]]],
           sources: dict[str, str] | None = None) -> dict[str, LanguageScore]:
     from solograph.portfolio.definitions import DefinitionExtractor
 
@@ -249,12 +282,12 @@ def score(files: list[SourceFile], reference: dict[Path, list[tuple[str, int]]],
         for d in result.definitions:
             for name in _spellings(d.name, d.scope):
                 ours[name].append(d.line)
-        for name, line in reference.get(f.path, []):
+        for name, line, kind in reference.get(f.path, []):
             s.reference += 1
             lines = ours.get(name, [])
             near = next((x for x in lines if abs(x - line) <= LINE_SLACK), None)
             if near is None:
-                s.misses.append((f.project, f.rel, line, name))
+                s.misses.append((f.project, f.rel, line, f"{name} ({kind})"))
             else:
                 s.found += 1
                 lines.remove(near)

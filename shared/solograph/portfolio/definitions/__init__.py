@@ -30,12 +30,17 @@ from solograph.portfolio.definitions.extractor import (
     DefinitionExtractor,
     ParseResult,
 )
-from solograph.portfolio.definitions.languages import LANGUAGES, language_for_path
+from solograph.portfolio.definitions.languages import (
+    LANGUAGES,
+    language_for_content,
+    language_for_path,
+)
 
 __all__ = [
     "LANGUAGES",
     "Definition",
     "DefinitionExtractor",
     "ParseResult",
+    "language_for_content",
     "language_for_path",
 ]

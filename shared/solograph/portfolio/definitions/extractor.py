@@ -14,7 +14,7 @@ from tree_sitter import Node, Parser, Query, QueryCursor, Range, Tree
 from solograph.portfolio.definitions import c_family, data, jvm, scripting, systems, web
 from solograph.portfolio.definitions.grammars import CHOSEN, grammar
 from solograph.portfolio.definitions.languages import LANGUAGES
-from solograph.portfolio.definitions.recovery import broken_regions, point_at
+from solograph.portfolio.definitions.recovery import MAX_DEPTH, broken_regions, point_at
 from solograph.portfolio.definitions.spec import Found, Spec
 
 # A file's parses get this long; a file past it is counted `too_slow`.
@@ -22,12 +22,12 @@ BUDGET_S = 3.0
 # Brackets nested deeper than this are not queried: tree-sitter's query work grows with the
 # square of a tree's depth (a 300 KB file of `{` took a minute), and its query cursor has no
 # usable time limit (its progress callback crashes py-tree-sitter 0.26.1). Real code stays
-# far below: the deepest file of the pinned eval projects nests 40.
+# far below: the deepest file of the pinned eval projects nests 89.
 MAX_NESTING = 1000
 _BRACKETS = bytes(range(256)).translate(None, b"([{}])")
 _DEPTH_STEP = bytes(2 if chr(b) in "([{" else 0 for b in range(256))
-# A broken region is re-parsed at most this many times per file.
-MAX_REPARSES = 200
+# Pieces of broken regions parsed again, at most, per file.
+MAX_REPARSES = 2000
 _CHUNK = 1 << 16
 
 
@@ -37,6 +37,7 @@ class Definition:
     kind: str  # function, method, class, struct, interface, ...; sql: table, view; hcl: block type
     line: int  # 1-based line of the definition's name
     scope: str  # enclosing definitions' names joined with ".", "" at top level
+    terms: str = ""  # more words it is found by, not part of its name (Swift conformances)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +132,24 @@ class DefinitionExtractor:
         seen: set[tuple[int, int, int, int]] = set()
         self._collect(loaded, root, source, clock, found, seen)
         if root.has_error and not clock.out:
-            self._recover(loaded, root, source, clock, found, seen)
+            self._second_reading(loaded, root, source, clock, found, seen)
         return ParseResult(_nest(found, loaded.spec), root.has_error, too_slow=clock.out)
+
+    def _second_reading(self, loaded: _Loaded, root: Node, source: bytes, clock: _Clock,
+                        found: list[tuple[int, int, Found]],
+                        seen: set[tuple[int, int, int, int]]) -> None:
+        rewrite = loaded.spec.rewrite
+        if rewrite is not None:
+            rewritten = rewrite(source)
+            if rewritten != source:
+                tree = self._parse(loaded.parser, rewritten, clock)
+                if tree is None:
+                    return
+                self._collect(loaded, tree.root_node, rewritten, clock, found, seen)
+                if tree.root_node.has_error and not clock.out:
+                    self._recover(loaded, tree.root_node, rewritten, clock, found, seen)
+                return
+        self._recover(loaded, root, source, clock, found, seen)
 
     @staticmethod
     def _parse(parser: Parser, source: bytes, clock: _Clock) -> Tree | None:
@@ -178,10 +195,10 @@ class DefinitionExtractor:
                  seen: set[tuple[int, int, int, int]]) -> None:
         """Re-parse each region an error swallowed, piece by piece, so the definitions after
         the error are found as if the broken part were not there."""
-        todo = list(broken_regions(root, source))
+        todo = list(reversed(list(broken_regions(root, source))))
         reparses = 0
         while todo and reparses < MAX_REPARSES and not clock.out:
-            start, end, depth, head = todo.pop(0)
+            start, end, depth = todo.pop()
             reparses += 1
             parser = loaded.region_parser
             parser.included_ranges = [Range(point_at(source, start), point_at(source, end),
@@ -191,8 +208,9 @@ class DefinitionExtractor:
                 break
             sub = tree.root_node
             self._collect(loaded, sub, source, clock, found, seen)
-            if sub.has_error:
-                todo.extend(broken_regions(sub, source, depth, head, within=(start, end)))
+            if sub.has_error and depth < MAX_DEPTH:
+                todo.extend(reversed(list(broken_regions(sub, source, depth,
+                                                         within=(start, end)))))
 
 
 def _nest(found: list[tuple[int, int, Found]], spec: Spec) -> list[Definition]:
@@ -215,5 +233,5 @@ def _nest(found: list[tuple[int, int, Found]], spec: Spec) -> list[Definition]:
             kind = "method"
         stack.append((end, _join(scope, item.name), kind))
         if item.emit:
-            definitions.append(Definition(item.name, kind, item.line, scope))
+            definitions.append(Definition(item.name, kind, item.line, scope, item.terms))
     return definitions

@@ -10,6 +10,12 @@ from solograph.portfolio.definitions.spec import Captures, Found, Spec, line_of,
 
 
 def _kotlin(tag: str, node: Node, caps: Captures, src: bytes) -> Found | None:
+    if tag == "companion":  # `companion object {}` is named Companion unless named
+        name = node.child_by_field_name("name") or next(
+            (c for c in node.named_children if c.type in ("type_identifier", "identifier")), None)
+        if name is None:
+            return Found("Companion", "class", line_of(node))
+        return Found(text_of(name, src), "class", line_of(name))
     if tag != "kotlin_class":
         return simple(tag, node, caps, src)
     name = caps["name"][0]
@@ -34,7 +40,7 @@ _KOTLIN = """
 (function_declaration name: (_) @name) @def.function
 (class_declaration name: (_) @name) @def.kotlin_class
 (object_declaration name: (_) @name) @def.class
-(companion_object name: (_) @name) @def.class
+(companion_object) @def.companion
 (type_alias type: (identifier) @name) @def.type
 """
 
@@ -43,7 +49,7 @@ _KOTLIN_PACK = """
 (function_declaration (simple_identifier) @name) @def.function
 (class_declaration (type_identifier) @name) @def.kotlin_class
 (object_declaration (type_identifier) @name) @def.class
-(companion_object (type_identifier) @name) @def.class
+(companion_object) @def.companion
 (type_alias (type_identifier) @name) @def.type
 """
 

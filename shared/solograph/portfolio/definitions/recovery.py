@@ -1,12 +1,13 @@
 """Which parts of a file to parse again when tree-sitter's error recovery swallowed them.
 
 An ERROR node can hold everything after a construct the grammar does not know (a Bash file
-loses every function after it, a Swift type every member). Such a region is cut at its first
-line indented no deeper than where the error starts (the next statement at that level): the
-tail from there on is parsed again alone, so what follows the broken construct parses as if
-it were not there; the head, the broken definition itself, is parsed alone too and, when it
-still fails, cut again one indentation level deeper (its members). Each cut moves forward,
-so the work ends; the extractor also bounds it by count, depth and its time budget.
+loses every function after it, a C file with an `#ifdef` splitting a statement may come out
+as one ERROR from its first line to its last). Such a region is cut into pieces where a new
+statement starts at the error's own indentation: a line indented no deeper, after a blank
+line or after a line that only closes a block (`}`, `end`, `fi`). Each piece is parsed again
+alone, so only the piece holding the broken construct stays broken; that piece is then cut
+again one indentation level deeper (into its members), down to MAX_DEPTH. Pieces only ever
+shrink, so the work ends; the extractor also bounds it by count and by its time budget.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from collections.abc import Iterator
 
 from tree_sitter import Node, Point
 
-# Regions: (start byte, end byte, depth, head); depth counts cuts into a broken definition's
-# body, head says the region is such a definition parsed alone.
-Region = tuple[int, int, int, bool]
+# Regions: (start byte, end byte, depth); depth counts cuts into a broken piece's body.
+Region = tuple[int, int, int]
 MAX_DEPTH = 3
 MAX_NODES = 200_000  # nodes visited per tree looking for errors
+_CLOSERS = frozenset({b"}", b"};", b"})", b"});", b")", b");", b"]", b"];", b"end", b"fi",
+                      b"done", b"esac", b"end;", b"},"})
 
 
 def point_at(source: bytes, offset: int) -> Point:
@@ -27,34 +29,45 @@ def point_at(source: bytes, offset: int) -> Point:
     return Point(row, offset - (source.rfind(b"\n", 0, offset) + 1))
 
 
-def _indent(source: bytes, line_start: int) -> int:
-    i = line_start
-    while i < len(source) and source[i] in b" \t":
-        i += 1
-    return i - line_start
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t"))
 
 
-def _line_start(source: bytes, offset: int) -> int:
-    return source.rfind(b"\n", 0, offset) + 1
-
-
-def _cut(source: bytes, start: int, end: int, base: int, skip_first: bool) -> int | None:
-    """The first line start in (start, end) holding text indented no deeper than `base`;
-    with `skip_first`, lines deeper than the first inner line do not count either."""
-    at = source.find(b"\n", start, end)
-    while at != -1 and at + 1 < end:
-        line = at + 1
-        nxt = source.find(b"\n", line, end)
+def _lines(source: bytes, start: int, end: int) -> Iterator[tuple[int, bytes]]:
+    """(offset, text) of each line that starts inside [start, end)."""
+    at = source.rfind(b"\n", 0, start) + 1
+    while at < end:
+        nxt = source.find(b"\n", at, end)
         stop = end if nxt == -1 else nxt
-        text = source[line:stop].strip()
-        if text:
-            width = _indent(source, line)
-            if skip_first:
-                base, skip_first = width, False
-            elif width <= base:
-                return line
-        at = nxt
-    return None
+        yield at, source[at:stop]
+        if nxt == -1:
+            break
+        at = nxt + 1
+
+
+def _cuts(source: bytes, start: int, end: int, inner: bool) -> list[int]:
+    """Where statements start at the region's level: at its first line's indentation, or
+    with `inner`, at that of the first line indented deeper (its body)."""
+    cuts: list[int] = []
+    head: int | None = None  # the indentation of the region's first line
+    base: int | None = None
+    after_break = False
+    for offset, text in _lines(source, start, end):
+        stripped = text.strip()
+        if not stripped:
+            after_break = True
+            continue
+        width = _indent(text)
+        if head is None:
+            head = width
+            base = None if inner else width
+        elif base is None:
+            if width > head:  # the first line of the body (attributes come before it)
+                base = width
+        elif width <= base and offset > start and after_break:
+            cuts.append(offset)
+        after_break = base is not None and width <= base and stripped in _CLOSERS
+    return cuts
 
 
 def _errors(root: Node) -> Iterator[Node]:
@@ -71,19 +84,20 @@ def _errors(root: Node) -> Iterator[Node]:
             stack.extend(reversed(node.children))
 
 
-def broken_regions(root: Node, source: bytes, depth: int = 0, head: bool = False,
+def broken_regions(root: Node, source: bytes, depth: int = 0,
                    within: tuple[int, int] | None = None) -> Iterator[Region]:
-    """The regions to parse again for each error under root: its head and its tail."""
+    """The pieces to parse again for each error under root. At depth 0 the error's own
+    level is cut; a piece that is itself parsed alone (depth > 0) is cut into its body."""
     lo, hi = within or (0, len(source))
     for error in _errors(root):
         start, end = max(error.start_byte, lo), min(error.end_byte, hi)
         if end - start < 2:
             continue
-        line = _line_start(source, start)
-        inner = head and start == lo  # a broken definition parsed alone: cut into its body
-        cut = _cut(source, line if inner else start, end, _indent(source, line), inner)
-        if cut is None:
+        line_start = source.rfind(b"\n", 0, start) + 1
+        inner = depth > 0 and line_start <= lo
+        cuts = _cuts(source, max(line_start, lo), end, inner)
+        if not cuts:
             continue
-        yield (cut, end, depth, False)  # the tail: everything after the broken construct
-        if depth < MAX_DEPTH:
-            yield (start, cut, depth + 1, True)  # the head: the broken construct alone
+        bounds = [max(line_start, lo), *cuts, end]
+        for a, b in zip(bounds, bounds[1:], strict=False):
+            yield (a, b, depth + 1)
