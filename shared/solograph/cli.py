@@ -191,8 +191,9 @@ def _render_info(a: dict) -> None:
         for m in a["manifests"]:
             error = f"  error: {m['error']}" if m["error"] else ""
             print(f"{m['path']} ({m['manager']}){error}")
-        for p in a["packages"]:
-            print(f"  {p['name']} {p['spec']}" + ("  [dev]" if p["dev"] else ""))
+            for p in a["packages"]:
+                if p["manifest"] == m["path"]:
+                    print(f"  {p['name']} {p['spec']}" + ("  [dev]" if p["dev"] else ""))
     elif action == "stats":
         print(f"{a['projects']} projects ({a['scanned']} scanned), {a['files']} files, "
               f"{a['lines']} lines, {a['definitions']} definitions, {a['packages']} packages")
@@ -200,6 +201,8 @@ def _render_info(a: dict) -> None:
             print(f"  {x['language']:<12} {x['files']:>7} files {x['definitions']:>8} definitions")
         if a["skipped"]:
             print("  skipped: " + ", ".join(f"{v} {k}" for k, v in a["skipped"].items()))
+        for f in a["problems"]["files"]:
+            print(f"  {f['status']}: {f['project']}/{f['path']}")
     elif action == "shared":
         if a["package"]:
             for p in a["projects"]:
@@ -208,6 +211,8 @@ def _render_info(a: dict) -> None:
             for p in a["packages"]:
                 print(f"{p['name']:<40} {p['manager']:<7} {', '.join(p['projects'])}")
     elif action == "dupes":
+        if not a["groups"]:
+            print(a["message"])
         for g in a["groups"]:
             print(f"{g['name']}  ({len(g['places'])} places, {g['projects']} projects)")
             for p in g["places"]:
