@@ -32,8 +32,8 @@ from solograph.portfolio.definitions import (
 from solograph.portfolio.files import list_files
 from solograph.portfolio.manifests import Package, manifest_kind, parse_manifest
 from solograph.portfolio.registry import Project
-from solograph.store import set_meta, transaction
-from solograph.text.secrets import redact
+from solograph.store import reclean, set_meta, transaction
+from solograph.text.secrets import RULES_VERSION, redact
 from solograph.text.tokens import fold_name, identifier_index_text, index_text
 
 BINARY_SNIFF_BYTES = 8192
@@ -106,6 +106,7 @@ def scan(conn: sqlite3.Connection, projects: list[Project], *, max_file_bytes: i
          progress: Progress | None = None) -> ScanReport:
     report = ScanReport()
     started = time.perf_counter()
+    ensure_clean(conn)
     extractor = DefinitionExtractor()
     changed_symbols = 0
     present = [p for p in projects if p.path.is_dir()]
@@ -126,6 +127,25 @@ def scan(conn: sqlite3.Connection, projects: list[Project], *, max_file_bytes: i
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     report.seconds = time.perf_counter() - started
     return report
+
+
+def ensure_clean(conn: sqlite3.Connection) -> int:
+    """Redact the stored manifest errors and package specs again when the index predates
+    the current secrets rules; returns the rows changed."""
+    return reclean(conn, _reredact, version=RULES_VERSION)
+
+
+def _reredact(conn: sqlite3.Connection) -> int:
+    changed = 0
+    for table, column in (("manifests", "error"), ("packages", "spec")):
+        rows = conn.execute(f"SELECT id, {column} FROM {table} "
+                            f"WHERE {column} IS NOT NULL AND {column} != ''").fetchall()
+        for row_id, text in rows:
+            clean = redact(text)
+            if clean != text:
+                conn.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (clean, row_id))
+                changed += 1
+    return changed
 
 
 def _stat(root: Path, rel: str) -> os.stat_result | None:

@@ -78,7 +78,9 @@ def _js_wrapped(node: Node, caps: Captures, src: bytes) -> Found | None:
     for _ in range(8):
         if value is None or value.type not in _JS_WRAPPERS:
             break
-        value = next((c for c in value.named_children if c.type != "comment"), None)
+        inner = [c for c in value.named_children if c.type != "comment"]
+        # `<T>(f)` holds its type first; `(f) as T` and `(f)!` their expression first.
+        value = (inner[-1] if value.type == "type_assertion" else inner[0]) if inner else None
     if value is None or value.type not in _JS_FUNCTIONS:
         return None
     name = caps["name"][0]

@@ -32,6 +32,7 @@ from solograph.portfolio.manifests.pip import (
 from solograph.portfolio.manifests.ruby import parse_gemfile, parse_gemspec
 from solograph.portfolio.manifests.spm import parse_spm
 from solograph.portfolio.manifests.tolerant import load_toml
+from solograph.text.secrets import redact
 
 __all__ = [
     "DEV_GROUPS",
@@ -134,12 +135,13 @@ def parse_manifest_strict(filename: str, text: str | bytes) -> list[Package]:
 
 
 def _summary(problems: list[str]) -> str | None:
+    """The problems in one message, redacted: a problem may quote the manifest's text."""
     if not problems:
         return None
     message = "; ".join(problems[:5])
     if len(problems) > 5:
         message += f"; and {len(problems) - 5} more problems"
-    return message
+    return redact(message)
 
 
 def _dedupe(packages: list[Package]) -> list[Package]:
