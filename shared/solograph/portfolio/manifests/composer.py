@@ -7,7 +7,7 @@ import json
 import re
 
 from solograph.portfolio.manifests.model import Package
-from solograph.portfolio.manifests.tolerant import get_typed, type_name
+from solograph.portfolio.manifests.tolerant import MAX_NESTING, get_typed, too_deep, type_name
 
 _SECTIONS = (("require", False), ("require-dev", True))
 _JSON_STR = r'"((?:[^"\\\n]|\\.)*)"'
@@ -20,6 +20,9 @@ def _platform(name: str) -> bool:
 
 
 def parse_composer(text: str, problems: list[str]) -> list[Package]:
+    if too_deep(text):
+        problems.append(f"nested deeper than {MAX_NESTING} levels: read with patterns")
+        return _salvage(text)
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
