@@ -267,6 +267,30 @@ def last():
             ("method", "method", 10, "After"), ("last", "function", 14, "")} <= _tuples(result)
 
 
+def test_members_after_a_broken_one_keep_their_class(extractor):
+    source = b"""\
+@objc(EXAppContext)
+public final class AppContext: NSObject {
+  internal static func create() -> AppContext {
+    return AppContext()
+  }
+
+  func broken(_ x: Int { let = }
+
+  public init(config: Int) {
+    super.init()
+  }
+
+  func after() {}
+}
+"""
+    result = extractor.extract("swift", source)
+    assert result.has_error
+    assert {("AppContext", "class", 2, ""), ("create", "method", 3, "AppContext"),
+            ("init", "method", 9, "AppContext"),
+            ("after", "method", 13, "AppContext")} <= _tuples(result)
+
+
 def test_c_function_header_split_by_the_preprocessor(extractor):
     source = b"""\
 static PyMethodDef methods[] = {

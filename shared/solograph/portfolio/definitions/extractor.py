@@ -198,7 +198,7 @@ class DefinitionExtractor:
         todo = list(reversed(list(broken_regions(root, source))))
         reparses = 0
         while todo and reparses < MAX_REPARSES and not clock.out:
-            start, end, depth = todo.pop()
+            start, end, depth, body_end = todo.pop()
             reparses += 1
             parser = loaded.region_parser
             parser.included_ranges = [Range(point_at(source, start), point_at(source, end),
@@ -207,10 +207,25 @@ class DefinitionExtractor:
             if tree is None:
                 break
             sub = tree.root_node
+            before = len(found)
             self._collect(loaded, sub, source, clock, found, seen)
+            if body_end is not None:
+                _stretch_head(found, before, body_end, loaded.spec)
             if sub.has_error and depth < MAX_DEPTH:
                 todo.extend(reversed(list(broken_regions(sub, source, depth,
                                                          within=(start, end)))))
+
+
+def _stretch_head(found: list[tuple[int, int, Found]], since: int, body_end: int,
+                  spec: Spec) -> None:
+    """The outermost class-like definition found in the head of a broken body spans the
+    whole body, as it does in the source: its members, found in other pieces, nest in it."""
+    heads = [i for i in range(since, len(found))
+             if found[i][2].kind in spec.class_like or not found[i][2].emit]
+    if heads:
+        i = min(heads, key=lambda j: found[j][0])
+        start, end, item = found[i]
+        found[i] = (start, max(end, body_end), item)
 
 
 def _nest(found: list[tuple[int, int, Found]], spec: Spec) -> list[Definition]:

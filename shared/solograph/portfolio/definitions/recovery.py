@@ -16,8 +16,10 @@ from collections.abc import Iterator
 
 from tree_sitter import Node, Point
 
-# Regions: (start byte, end byte, depth); depth counts cuts into a broken piece's body.
-Region = tuple[int, int, int]
+# Regions: (start byte, end byte, depth, body end); depth counts cuts into a broken piece's
+# body. The first piece cut from a body holds the head of the definition it belongs to (`class
+# A {`): body end is where that body ends, so the members in the later pieces nest in it.
+Region = tuple[int, int, int, int | None]
 MAX_DEPTH = 3
 MAX_NODES = 200_000  # nodes visited per tree looking for errors
 _CLOSERS = frozenset({b"}", b"};", b"})", b"});", b")", b");", b"]", b"];", b"end", b"fi",
@@ -99,5 +101,5 @@ def broken_regions(root: Node, source: bytes, depth: int = 0,
         if not cuts:
             continue
         bounds = [max(line_start, lo), *cuts, end]
-        for a, b in zip(bounds, bounds[1:], strict=False):
-            yield (a, b, depth + 1)
+        for i, (a, b) in enumerate(zip(bounds, bounds[1:], strict=False)):
+            yield (a, b, depth + 1, end if inner and i == 0 else None)
