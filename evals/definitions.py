@@ -256,7 +256,7 @@ def _invented(language: str, kind: str, name: str, scope: str) -> bool:
         return True
     if scope.endswith("<lambda>"):  # Kotlin: the parameters of a lambda
         return True
-    if language == "swift" and name in _SWIFT_KEYWORDS:
+    if language == "swift" and name in _SWIFT_KEYWORDS and kind != "init":
         return True
     if kind == "test" or language == "hcl":
         return False

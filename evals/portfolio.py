@@ -1,7 +1,8 @@
 """The portfolio suite: symbol search over real open-source projects, pinned by version.
 
 Each project is fetched once by package name from its registry (an sdist from PyPI with pip,
-a tarball from npm with `npm pack`), checked against a pinned sha256, extracted into
+a tarball from npm with `npm pack`, a source package from Debian with `apt-get download`;
+evals/fetch.py), checked against a pinned sha256, extracted into
 `evals/.corpus/portfolio/<name>/` and made a git checkout (`git init`; its files are untracked,
 which the scan lists). Every run indexes those checkouts into a fresh temporary home, so the
 score always reflects the current extraction and ranking code.
@@ -46,6 +47,16 @@ PINS: tuple[Pin, ...] = (
         "56affc6ddafe486f94b428ae2823d059cf60d4dae2f33eaaf1b1ec4306f73173", "javascript"),
     Pin("immer", "npm", "immer", "10.1.1", "immer-10.1.1.tgz",
         "946cc79684ad1e080b09d4f2da14247b272aa667f3aaa100f35846148689f08f", "typescript"),
+    Pin("expo-modules-core", "npm", "expo-modules-core", "1.12.26",
+        "expo-modules-core-1.12.26.tgz",
+        "6b1a51222c4c08dfe001f8e0dcf29001342202cef3ee840a415b173030d6cf23", "swift"),
+    Pin("bats", "npm", "bats", "1.13.0", "bats-1.13.0.tgz",
+        "b7ae290dbc7e44709d5e3430698f3048a978bef871c6063f5fca49a20e5aaf58", "bash"),
+    Pin("log", "debian", "librust-log-dev", "0.4.17-3", "librust-log-dev_0.4.17-3_amd64.deb",
+        "bd34d9fc5aaa80121cb1446f848ec99993f97c18f743bcb3f6c4824644c1d0cd", "rust"),
+    Pin("terraform-json", "debian", "golang-github-hashicorp-terraform-json-dev", "0.5.0-3",
+        "golang-github-hashicorp-terraform-json-dev_0.5.0-3_all.deb",
+        "d11be9acf4dacfe1c3efd5f31f145cd93c6cb1b119f5c27b38c4977c3f764f69", "hcl"),
 )
 
 
@@ -83,12 +94,13 @@ class PortfolioRunner:
             for item in wanted:
                 project, _, rest = item.partition(":")
                 path, _, qualname = rest.rpartition(":")
-                scope, _, name = qualname.rpartition(".")
+                # A name may hold dots itself (a Terraform address): match the whole.
                 row = conn.execute(
                     "SELECT 1 FROM symbols s JOIN files f ON f.id = s.file_id "
                     "JOIN projects p ON p.id = s.project_id "
-                    "WHERE p.name = ? AND f.path = ? AND s.name = ? AND s.scope = ? LIMIT 1",
-                    (project, path, name, scope)).fetchone()
+                    "WHERE p.name = ? AND f.path = ? AND (CASE WHEN s.scope = '' THEN s.name "
+                    "ELSE s.scope || '.' || s.name END) = ? LIMIT 1",
+                    (project, path, qualname)).fetchone()
                 if row:
                     found.add(item)
         finally:

@@ -88,18 +88,29 @@ def _errors(root: Node) -> Iterator[Node]:
 
 def broken_regions(root: Node, source: bytes, depth: int = 0,
                    within: tuple[int, int] | None = None) -> Iterator[Region]:
-    """The pieces to parse again for each error under root. At depth 0 the error's own
-    level is cut; a piece that is itself parsed alone (depth > 0) is cut into its body."""
+    """The pieces to parse again for each error under root. An error at the top level is
+    cut at its own level; one inside a definition, or at the head of a piece parsed alone,
+    is cut into that definition's body."""
     lo, hi = within or (0, len(source))
+    done: set[tuple[int, int]] = set()
     for error in _errors(root):
-        start, end = max(error.start_byte, lo), min(error.end_byte, hi)
-        if end - start < 2:
+        holder = error.parent
+        if holder is not None and holder.parent is not None:
+            # Inside a definition (a class body): its members are cut apart, so the error
+            # stays in its own member even when it swallowed the next one's head.
+            start, end = max(holder.start_byte, lo), min(holder.end_byte, hi)
+            inner = True
+        else:
+            start, end = max(error.start_byte, lo), min(error.end_byte, hi)
+            inner = depth > 0 and source.rfind(b"\n", 0, start) + 1 <= lo
+        if end - start < 2 or (start, end) in done:
             continue
+        done.add((start, end))
         line_start = source.rfind(b"\n", 0, start) + 1
-        inner = depth > 0 and line_start <= lo
-        cuts = _cuts(source, max(line_start, lo), end, inner)
-        if not cuts:
-            continue
-        bounds = [max(line_start, lo), *cuts, end]
+        first = max(line_start, lo)
+        cuts = _cuts(source, first, end, inner)
+        if not cuts and (inner or (first, end) == (lo, hi)):
+            continue  # nothing to cut: parsing the same text alone again gains nothing
+        bounds = [first, *cuts, end]  # no cut: the error alone, to be cut into its body
         for i, (a, b) in enumerate(zip(bounds, bounds[1:], strict=False)):
             yield (a, b, depth + 1, end if inner and i == 0 else None)
