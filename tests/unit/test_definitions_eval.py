@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from evals import definitions, run
 from evals.fetch import REGISTRIES, fetch_command
 
