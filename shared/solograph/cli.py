@@ -201,8 +201,10 @@ def _render_info(a: dict) -> None:
             print(f"  {x['language']:<12} {x['files']:>7} files {x['definitions']:>8} definitions")
         if a["skipped"]:
             print("  skipped: " + ", ".join(f"{v} {k}" for k, v in a["skipped"].items()))
-        for f in a["problems"]["files"]:
+        for f in a["problems"]["files"][:10]:
             print(f"  {f['status']}: {f['project']}/{f['path']}")
+        if len(a["problems"]["files"]) > 10:
+            print("  (stats --json lists every file not read whole)")
     elif action == "shared":
         if a["package"]:
             for p in a["projects"]:

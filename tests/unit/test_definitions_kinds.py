@@ -335,6 +335,13 @@ def test_a_file_of_braces_is_too_deep_and_costs_nothing(extractor):
         assert result.too_deep and result.definitions == []
 
 
+def test_unbalanced_brackets_in_a_shallow_tree_are_still_read(extractor):
+    source = b"".join(b'def f%d():\n    return "(("\n\n' % i for i in range(800))
+    assert nesting(source) > MAX_NESTING
+    result = extractor.extract("python", source)
+    assert not result.too_deep and len(result.definitions) == 800
+
+
 def test_nesting_counts_brackets():
     assert nesting(b"f(a[1], {b: (2)})") <= MAX_NESTING
     deep = b"(" * (MAX_NESTING + 5) + b")" * (MAX_NESTING + 5)
