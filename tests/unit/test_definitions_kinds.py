@@ -217,6 +217,11 @@ class Named {
     }
 
 
+def test_kotlin_annotation_class_without_a_body(extractor):
+    source = b"@Target(AnnotationTarget.PROPERTY)\nannotation class Required\nval x = a infix b\n"
+    assert _tuples(extractor.extract("kotlin", source)) == {("Required", "class", 2, "")}
+
+
 @pytest.mark.parametrize(("head", "language"), [
     (b"namespace expo {\nclass JSIContext;\n}\n", "cpp"),
     (b"template <typename T>\nstruct Box { T v; };\n", "cpp"),

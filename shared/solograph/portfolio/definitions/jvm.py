@@ -35,13 +35,16 @@ def _kotlin(tag: str, node: Node, caps: Captures, src: bytes) -> Found | None:
 
 # Queries ------------------------------------------------------------------------------
 
-# The PyPI grammar (tree-sitter-kotlin 1.x) names every definition through a `name` field.
+# The PyPI grammar (tree-sitter-kotlin 1.x) names every definition through a `name` field;
+# it reads a body-less `annotation class Name` as an infix call of `class`.
 _KOTLIN = """
 (function_declaration name: (_) @name) @def.function
 (class_declaration name: (_) @name) @def.kotlin_class
 (object_declaration name: (_) @name) @def.class
 (companion_object) @def.companion
 (type_alias type: (identifier) @name) @def.type
+((infix_expression . (identifier) @kw . (identifier) @class . (identifier) @name) @def.class
+ (#eq? @kw "annotation") (#eq? @class "class"))
 """
 
 # The bundled grammar of tree-sitter-language-pack (fwcd's) has no fields.
