@@ -92,6 +92,17 @@ def test_a_manifest_error_is_stored_redacted(settings, tmp_path):
         "requirements.txt")
 
 
+def test_a_secret_in_a_test_name_or_a_label_is_redacted(settings, tmp_path):
+    token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
+    _scan(settings, tmp_path, {
+        "test/login.bats": f'@test "logs in with {token}" {{\n  run login\n}}\n',
+        "infra/main.tf": f'resource "github_token" "{token}" {{}}\n',
+    })
+    hits = reads.symbol_search(settings, "logs in with")["results"]
+    assert hits and all(token not in h["name"] for h in hits)
+    assert token not in str(reads.symbol_search(settings, "github token")["results"])
+
+
 def test_new_manifest_kinds_say_where_each_package_comes_from(settings, tmp_path):
     _scan(settings, tmp_path, {
         "go.mod": "module acme\n\nrequire github.com/spf13/cobra v1.8.0\n",

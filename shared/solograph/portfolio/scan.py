@@ -322,16 +322,21 @@ def _write_file(conn: sqlite3.Connection, project_id: int, r: _FileResult) -> in
             "INSERT INTO files (project_id, path, language, lines, size, mtime_ns, status) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (project_id, r.rel, r.language, r.lines, r.size, r.mtime_ns, r.status)).lastrowid
-    scopes: dict[str, str] = {}  # a file's definitions share a few scopes
+    # Names are text from the file like any other (a bats test's, a Terraform label): they
+    # are redacted before they are stored. A file's definitions share a few scopes.
+    scopes: dict[str, tuple[str, str]] = {}
     rows = []
     for d in r.definitions:
         if d.scope not in scopes:
-            scopes[d.scope] = index_text(d.scope)
-        words = identifier_index_text(d.name)
+            clean = redact(d.scope)
+            scopes[d.scope] = (clean, index_text(clean))
+        scope, scope_words = scopes[d.scope]
+        name = redact(d.name)
+        words = identifier_index_text(name)
         if d.terms:  # words it is found by beside its name (a Swift extension's protocols)
-            words = f"{words} {identifier_index_text(d.terms)}"
-        rows.append((file_id, project_id, d.name, d.kind, d.line, d.scope, fold_name(d.name),
-                     words, scopes[d.scope]))
+            words = f"{words} {identifier_index_text(redact(d.terms))}"
+        rows.append((file_id, project_id, name, d.kind, d.line, scope, fold_name(name),
+                     words, scope_words))
     conn.executemany(
         "INSERT INTO symbols (file_id, project_id, name, kind, line, scope, name_key, words, "
         "scope_words) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
