@@ -130,6 +130,7 @@ def test_new_manifest_kinds_say_where_each_package_comes_from(settings, tmp_path
     assert sorted(explain["dependencies"]) == ["click", "github.com/spf13/cobra",
                                                "laravel/framework", "rails"]
     assert set(explain["managers"]) == {"composer", "gem", "go", "maven", "pip"}
+    assert {"rails", "laravel/framework"} <= set(explain["stack"])
 
 
 def test_a_swift_extension_is_found_by_its_type_and_protocol(settings, tmp_path):

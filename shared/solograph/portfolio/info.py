@@ -17,6 +17,9 @@ FRAMEWORKS = (
     "actix-web", "axum", "tokio", "rocket", "bevy", "tauri", "leptos",
     "org.springframework.boot:spring-boot-starter", "io.ktor:ktor-server-core",
     "androidx.compose.ui:ui", "swift-composable-architecture", "vapor",
+    "org.springframework.boot:spring-boot-starter-web", "rails", "sinatra",
+    "laravel/framework", "symfony/framework-bundle", "github.com/gin-gonic/gin",
+    "github.com/labstack/echo/v4", "github.com/gofiber/fiber/v2",
 )
 MAX_DEPS = 200
 MAX_PROBLEMS = 100  # files and manifests `stats` lists as not read whole
