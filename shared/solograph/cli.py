@@ -199,6 +199,8 @@ def _render_info(a: dict) -> None:
               f"{a['lines']} lines, {a['definitions']} definitions, {a['packages']} packages")
         for x in a["languages"]:
             print(f"  {x['language']:<12} {x['files']:>7} files {x['definitions']:>8} definitions")
+        if a["parsed_in_part"]:
+            print(f"  parsed in part (a syntax error): {a['parsed_in_part']} files")
         if a["skipped"]:
             print("  skipped: " + ", ".join(f"{v} {k}" for k, v in a["skipped"].items()))
         for f in a["problems"]["files"][:10]:

@@ -142,6 +142,8 @@ def test_a_good_file_after_a_bad_one_is_indexed(bad):
         bad_rel = f"a/{name}"
         if bad_rel in problems:  # a source file not read whole says why
             assert problems[bad_rel] in ("syntax_error", "too_deep", "too_slow", "binary")
-            assert stats["skipped"][problems[bad_rel]] >= 1
+            counted = (stats["parsed_in_part"] if problems[bad_rel] == "syntax_error"
+                       else stats["skipped"][problems[bad_rel]])
+            assert counted >= 1
         if report["manifest_errors"]:
             assert stats["problems"]["manifests"][0]["error"]

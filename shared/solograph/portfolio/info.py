@@ -93,9 +93,11 @@ def stats(conn: sqlite3.Connection) -> dict:
             "SELECT f.language, COUNT(DISTINCT f.id), COUNT(s.id) FROM files f "
             "LEFT JOIN symbols s ON s.file_id = f.id GROUP BY f.language "
             "ORDER BY COUNT(DISTINCT f.id) DESC, f.language")],
+        # A syntax error is no skip: what surrounds it is indexed (parsed in part).
+        "parsed_in_part": one("SELECT COUNT(*) FROM files WHERE status = 'syntax_error'"),
         "skipped": {r[0]: r[1] for r in conn.execute(
-            "SELECT status, COUNT(*) FROM files WHERE status != 'ok' GROUP BY status "
-            "ORDER BY status")},
+            "SELECT status, COUNT(*) FROM files WHERE status NOT IN ('ok', 'syntax_error') "
+            "GROUP BY status ORDER BY status")},
         "projects_by_size": [{"project": r[0], "files": r[1], "definitions": r[2]}
                              for r in conn.execute(
             "SELECT p.name, (SELECT COUNT(*) FROM files WHERE project_id = p.id), "
