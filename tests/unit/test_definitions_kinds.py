@@ -112,6 +112,26 @@ const api = {
     }
 
 
+def test_typescript_declared_class_methods_but_not_overloads(extractor):
+    source = b"""\
+export declare class EventEmitter {
+  constructor();
+  release(): void;
+}
+class Impl {
+  emit(name: string): void;
+  emit(name: unknown) {}
+}
+"""
+    assert _tuples(extractor.extract("typescript", source)) == {
+        ("EventEmitter", "class", 1, ""),
+        ("constructor", "method", 2, "EventEmitter"),
+        ("release", "method", 3, "EventEmitter"),
+        ("Impl", "class", 5, ""),
+        ("emit", "method", 7, "Impl"),
+    }
+
+
 def test_javascript_named_functions_passed_and_returned(extractor):
     source = b"""\
 defineGetter(req, 'protocol', function protocol() {

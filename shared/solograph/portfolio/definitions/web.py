@@ -174,6 +174,9 @@ _TYPESCRIPT = (
 (class_body
   (abstract_method_signature name: [(property_identifier) (private_property_identifier)] @name)
   @def.method)
+(ambient_declaration (class_declaration body: (class_body
+  (method_signature name: [(property_identifier) (private_property_identifier)] @name)
+  @def.method)))
 (class_body
   (public_field_definition name: [(property_identifier) (private_property_identifier)] @name
                            value: [(arrow_function) (function_expression)]) @def.method)
@@ -186,7 +189,9 @@ _TYPESCRIPT = (
 """
 )
 
-# `<T>f` casts exist in TypeScript only: in TSX they would be JSX.
+# `<T>f` casts exist in TypeScript only: in TSX they would be JSX. A class's method signatures
+# are its methods only in a declaration (`declare class`, .d.ts): elsewhere they are the
+# overloads of a method defined right below them.
 _TS_ONLY = """
 (variable_declarator name: (identifier) @name value: (type_assertion) @value) @def.wrapped
 """
