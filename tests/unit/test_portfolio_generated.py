@@ -4,8 +4,9 @@ single lines and deep nesting. Nothing may escape, and a scan keeps indexing the
 after a bad one while counting the bad one with its reason (real grammars, SQLite, git).
 
 Generated inputs per run (hypothesis, bounded): 150 mangled, random or extreme texts and 60
-invalid UTF-8 byte strings over the 14 manifest kinds' real examples (npm, pip's three forms,
-SPM, Gradle, Cargo, go.mod, Gemfile, .gemspec, composer.json, pom.xml); 200 mangled or random
+invalid UTF-8 byte strings over 17 real manifests of the 9 package managers (package.json,
+pyproject.toml, setup.cfg, requirements files, Package.swift, build.gradle(.kts), Cargo.toml,
+go.mod, Gemfile, .gemspec, composer.json, pom.xml); 200 mangled or random
 sources and 40 deep-nesting or long-line cases over the 16 grammars; 12 scans of a bad file
 beside a good one. None escaped when these tests were written."""
 
