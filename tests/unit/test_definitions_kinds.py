@@ -340,6 +340,13 @@ int after(void) { return 0; }
     assert {"PyInit__psutil_linux", "after"} <= names
 
 
+def test_cpp_class_with_an_export_macro(extractor):
+    source = (b"namespace expo {\nclass JSI_EXPORT NativeState : public jsi::NativeState {\n"
+              b"public:\n  using Shared = std::shared_ptr<NativeState>;\n  void emit();\n};\n}\n")
+    assert {("NativeState", "class", 2, "expo"), ("Shared", "type", 4, "expo.NativeState"),
+            ("emit", "method", 5, "expo.NativeState")} <= _tuples(extractor.extract("cpp", source))
+
+
 def test_first_branches_keeps_offsets_and_lines():
     source = b"a;\n#if X\nb;\n#elif Y\nc;\n#else \\\n  Z\nd;\n#endif\ne;\n"
     out = first_branches(source)

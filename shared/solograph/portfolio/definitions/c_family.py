@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from solograph.portfolio.definitions.spec import (
@@ -138,6 +140,23 @@ def first_branches(source: bytes) -> bytes:
     return bytes(out)
 
 
+# `class JSI_EXPORT Name : Base {`: an export macro (all capitals) between the keyword and
+# the name, which the grammar cannot know expands to an attribute.
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]+(?=[A-Za-z_])")
+
+
+def _blank_export_macros(source: bytes) -> bytes:
+    def blank(m: re.Match[bytes]) -> bytes:
+        start, end = m.span(1)
+        return m.group(0)[: start - m.start()] + b" " * (end - start) + m.group(0)[end - m.start():]
+    return _EXPORT_MACRO.sub(blank, source)
+
+
+def cpp_rewrite(source: bytes) -> bytes:
+    """first_branches, and export macros blanked (lengths kept)."""
+    return _blank_export_macros(first_branches(source))
+
+
 # Queries ------------------------------------------------------------------------------
 
 _C = """
@@ -161,5 +180,5 @@ _CPP = (
 
 SPECS: dict[str, Spec] = {
     "c": Spec(_C, _c_family, rewrite=first_branches),
-    "cpp": Spec(_CPP, _c_family, rewrite=first_branches),
+    "cpp": Spec(_CPP, _c_family, rewrite=cpp_rewrite),
 }
