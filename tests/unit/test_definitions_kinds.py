@@ -389,6 +389,8 @@ def test_a_parse_past_its_budget_is_too_slow():
 
 @pytest.mark.parametrize("source", ["pack", "wheel"])
 def test_both_grammar_sources_extract(source):
+    if source == "pack":
+        pytest.importorskip("tree_sitter_language_pack")  # a dev dependency only
     extractor = DefinitionExtractor(sources={"kotlin": source, "swift": source})
     kotlin = extractor.extract("kotlin", b"class A {\n    fun b() {}\n}\n")
     assert _tuples(kotlin) == {("A", "class", 1, ""), ("b", "method", 2, "A")}
