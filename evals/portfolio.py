@@ -1,7 +1,8 @@
 """The portfolio suite: symbol search over real open-source projects, pinned by version.
 
 Each project is fetched once by package name from its registry (an sdist from PyPI with pip,
-a tarball from npm with `npm pack`), checked against a pinned sha256, extracted into
+a tarball from npm with `npm pack`, a source package from Debian with `apt-get download`;
+evals/fetch.py), checked against a pinned sha256, extracted into
 `evals/.corpus/portfolio/<name>/` and made a git checkout (`git init`; its files are untracked,
 which the scan lists). Every run indexes those checkouts into a fresh temporary home, so the
 score always reflects the current extraction and ranking code.
@@ -14,42 +15,24 @@ just its name).
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
 import sqlite3
-import subprocess
-import sys
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
+from evals.fetch import CORPUS, FetchError, Pin, ensure_corpus
 from evals.scoring import Case, QueryRefused, Unavailable
 
 EVALS = Path(__file__).resolve().parent
 CASES = EVALS / "portfolio.jsonl"
-CORPUS = EVALS / ".corpus"
 LIMIT = 20
-FETCH_TIMEOUT_S = 300
 
 Log = Callable[[str], None]
 
-
-@dataclass(frozen=True)
-class Pin:
-    name: str  # the project's folder, hence its name in the index
-    registry: str  # "pypi" or "npm"
-    package: str
-    version: str
-    archive: str  # the file name the client writes
-    sha256: str
-    language: str
-
+__all__ = ["CORPUS", "PINS", "FetchError", "Pin", "open_runner", "result_id"]
 
 PINS: tuple[Pin, ...] = (
     Pin("requests", "pypi", "requests", "2.32.3", "requests-2.32.3.tar.gz",
@@ -64,134 +47,17 @@ PINS: tuple[Pin, ...] = (
         "56affc6ddafe486f94b428ae2823d059cf60d4dae2f33eaaf1b1ec4306f73173", "javascript"),
     Pin("immer", "npm", "immer", "10.1.1", "immer-10.1.1.tgz",
         "946cc79684ad1e080b09d4f2da14247b272aa667f3aaa100f35846148689f08f", "typescript"),
+    Pin("expo-modules-core", "npm", "expo-modules-core", "1.12.26",
+        "expo-modules-core-1.12.26.tgz",
+        "6b1a51222c4c08dfe001f8e0dcf29001342202cef3ee840a415b173030d6cf23", "swift"),
+    Pin("bats", "npm", "bats", "1.13.0", "bats-1.13.0.tgz",
+        "b7ae290dbc7e44709d5e3430698f3048a978bef871c6063f5fca49a20e5aaf58", "bash"),
+    Pin("log", "debian", "librust-log-dev", "0.4.17-3", "librust-log-dev_0.4.17-3_amd64.deb",
+        "bd34d9fc5aaa80121cb1446f848ec99993f97c18f743bcb3f6c4824644c1d0cd", "rust"),
+    Pin("terraform-json", "debian", "golang-github-hashicorp-terraform-json-dev", "0.5.0-3",
+        "golang-github-hashicorp-terraform-json-dev_0.5.0-3_all.deb",
+        "d11be9acf4dacfe1c3efd5f31f145cd93c6cb1b119f5c27b38c4977c3f764f69", "hcl"),
 )
-
-
-class FetchError(RuntimeError):
-    """A pinned package could not be fetched or did not match its pin."""
-
-
-# --------------------------------------------------------------------------- corpus
-
-
-def ensure_corpus(root: Path = CORPUS, pins: Iterable[Pin] = PINS,
-                  log: Log = print) -> Path:
-    """The folder holding one git checkout per pin, fetching and extracting what is missing.
-
-    A checkout is reused while its stamp matches the pin; anything else is fetched again
-    (downloads are cached beside it and re-verified)."""
-    pins = list(pins)
-    checkouts = root / "portfolio"
-    stamps = root / "stamps"
-    downloads = root / "downloads"
-    for folder in (checkouts, stamps, downloads):
-        folder.mkdir(parents=True, exist_ok=True)
-    stale = [p for p in pins if not _fresh(p, checkouts, stamps)]
-    if not stale:
-        return checkouts
-    _require_git()
-    missing = [p for p in stale if not _verified(downloads / p.archive, p)]
-    if missing:
-        started = time.perf_counter()
-        log(f"portfolio: fetching {', '.join(f'{p.package}=={p.version}' for p in missing)}")
-        with ThreadPoolExecutor(max_workers=min(4, len(missing))) as pool:
-            for future in [pool.submit(_download, p, downloads) for p in missing]:
-                future.result()
-        log(f"portfolio: fetched {len(missing)} packages in {time.perf_counter() - started:.1f}s")
-    for pin in stale:
-        _install(pin, downloads / pin.archive, checkouts / pin.name)
-        (stamps / pin.name).write_text(_stamp(pin), encoding="utf-8")
-    return checkouts
-
-
-def _stamp(pin: Pin) -> str:
-    return f"{pin.registry} {pin.package} {pin.version} {pin.sha256}\n"
-
-
-def _fresh(pin: Pin, checkouts: Path, stamps: Path) -> bool:
-    stamp = stamps / pin.name
-    return ((checkouts / pin.name / ".git").is_dir() and stamp.is_file()
-            and stamp.read_text(encoding="utf-8") == _stamp(pin))
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _verified(path: Path, pin: Pin) -> bool:
-    return path.is_file() and _sha256(path) == pin.sha256
-
-
-def _require_git() -> None:
-    if shutil.which("git") is None:
-        raise FetchError("git is not installed; the portfolio suite makes each project a git "
-                         "checkout (apt-get install git)")
-
-
-def _download(pin: Pin, downloads: Path) -> None:
-    with tempfile.TemporaryDirectory(dir=downloads, prefix=".fetch-") as tmp:
-        if pin.registry == "pypi":
-            cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                   "--no-binary", ":all:", "--dest", tmp, f"{pin.package}=={pin.version}"]
-        elif pin.registry == "npm":
-            if shutil.which("npm") is None:
-                raise FetchError(f"npm is not installed; it fetches {pin.package}")
-            cmd = ["npm", "pack", "--silent", "--ignore-scripts", "--pack-destination", tmp,
-                   f"{pin.package}@{pin.version}"]
-        else:
-            raise FetchError(f"unknown registry {pin.registry!r} for {pin.name}")
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=FETCH_TIMEOUT_S,
-                                  check=False, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            raise FetchError(f"{' '.join(cmd[:3])} {pin.package}: no answer in "
-                             f"{FETCH_TIMEOUT_S}s") from None
-        got = Path(tmp) / pin.archive
-        if proc.returncode != 0 or not got.is_file():
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
-            raise FetchError(f"fetching {pin.package} {pin.version} failed "
-                             f"(exit {proc.returncode}): " + " | ".join(tail))
-        digest = _sha256(got)
-        if digest != pin.sha256:
-            raise FetchError(f"{pin.archive}: sha256 {digest} does not match the pin "
-                             f"{pin.sha256}")
-        os.replace(got, downloads / pin.archive)
-
-
-def _install(pin: Pin, archive: Path, dest: Path) -> None:
-    """Extract `archive` (one top folder) into `dest` and make it a git checkout."""
-    parent = dest.parent
-    with tempfile.TemporaryDirectory(dir=parent, prefix=f".{pin.name}-") as tmp:
-        _extract(archive, Path(tmp))
-        tops = list(Path(tmp).iterdir())
-        if len(tops) != 1 or not tops[0].is_dir():
-            raise FetchError(f"{archive.name}: expected one top-level folder, found "
-                             f"{sorted(p.name for p in tops)}")
-        tree = tops[0]
-        proc = subprocess.run(["git", "init", "--quiet", str(tree)], capture_output=True,
-                              text=True, check=False, stdin=subprocess.DEVNULL)
-        if proc.returncode != 0:
-            raise FetchError(f"git init {pin.name} failed: {proc.stderr.strip()}")
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tree, dest)
-
-
-def _extract(archive: Path, dest: Path) -> None:
-    with tarfile.open(archive, "r:gz") as tar:
-        if hasattr(tarfile, "data_filter"):  # Python 3.11.4+
-            tar.extractall(dest, filter="data")
-            return
-        for member in tar.getmembers():
-            parts = Path(member.name).parts
-            if (Path(member.name).is_absolute() or ".." in parts
-                    or not (member.isfile() or member.isdir())):
-                raise FetchError(f"{archive.name}: refusing to extract {member.name!r}")
-        tar.extractall(dest)  # every member was checked above
 
 
 # --------------------------------------------------------------------------- runner
@@ -228,12 +94,13 @@ class PortfolioRunner:
             for item in wanted:
                 project, _, rest = item.partition(":")
                 path, _, qualname = rest.rpartition(":")
-                scope, _, name = qualname.rpartition(".")
+                # A name may hold dots itself (a Terraform address): match the whole.
                 row = conn.execute(
                     "SELECT 1 FROM symbols s JOIN files f ON f.id = s.file_id "
                     "JOIN projects p ON p.id = s.project_id "
-                    "WHERE p.name = ? AND f.path = ? AND s.name = ? AND s.scope = ? LIMIT 1",
-                    (project, path, name, scope)).fetchone()
+                    "WHERE p.name = ? AND f.path = ? AND (CASE WHEN s.scope = '' THEN s.name "
+                    "ELSE s.scope || '.' || s.name END) = ? LIMIT 1",
+                    (project, path, qualname)).fetchone()
                 if row:
                     found.add(item)
         finally:
@@ -249,7 +116,7 @@ def open_runner(log: Log = print) -> Iterator[PortfolioRunner]:
 
     try:
         started = time.perf_counter()
-        checkouts = ensure_corpus(log=log)
+        checkouts = ensure_corpus("portfolio", PINS, log=log)
         log(f"portfolio: corpus ready in {time.perf_counter() - started:.1f}s "
             f"({len(PINS)} projects: {', '.join(p.name for p in PINS)})")
     except FetchError as exc:

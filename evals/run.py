@@ -5,6 +5,7 @@
     python evals/run.py --check              # exit 1 when a metric fell > 0.03 below baseline
     python evals/run.py --write-baseline     # record this run in evals/baseline.json
     python evals/run.py --suite portfolio --cases exported.jsonl   # score other cases
+    python evals/run.py --suite definitions  # definition recall per language against ctags
 
 A suite whose data is not here is skipped with a message and does not fail the run.
 Exit codes: 0 fine, 1 a metric dropped (with --check), 2 bad usage, bad cases or a suite error.
@@ -27,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make `evals` importable
     sys.path.insert(0, str(ROOT))
 
-from evals import kb, portfolio, sessions  # noqa: E402
+from evals import definitions, kb, portfolio, sessions  # noqa: E402
 from evals.scoring import (  # noqa: E402
     METRICS,
     TOLERANCE,
@@ -99,6 +100,20 @@ SUITES: dict[str, Suite] = {
 }
 
 
+@dataclass(frozen=True)
+class Measure:
+    """A suite measured per part rather than scored by cases: `definitions`, recall of
+    definitions per language, gated at a floor and at each part's baseline figure."""
+    name: str
+    about: str
+
+
+MEASURES: dict[str, Measure] = {
+    "definitions": Measure("definitions", "definition recall per language against Universal "
+                                          "Ctags, on pinned packages (PyPI, npm, Debian)"),
+}
+
+
 @dataclass
 class SuiteRun:
     suite: str
@@ -119,6 +134,32 @@ class SuiteRun:
 
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def run_definitions(log: Log = _log) -> dict[str, dict] | None:
+    """Per-language figures of the definitions measure; None when it is skipped."""
+    try:
+        scores = definitions.measure(log)
+    except Unavailable as exc:
+        log(f"skip definitions: {exc}")
+        return None
+    return {language: s.as_dict() for language, s in scores.items()}
+
+
+def check_definitions(figures: dict[str, dict], baseline: dict, out: Log) -> int:
+    recorded = baseline.get("measures", {}).get("definitions", {})
+    failures = definitions.check_figures(figures, recorded)
+    for failure in failures:
+        out(f"REGRESSION {failure}")
+    for language, figure in figures.items():
+        before = recorded.get(language, {}).get("recall")
+        if before is not None and figure["recall"] > before + 0.005:
+            out(f"check definitions: {language} recall rose to {figure['recall']:.4f} from "
+                f"{before:.4f}; consider `make eval-baseline`")
+    if not failures:
+        out(f"check: ok (definitions; every language at or above "
+            f"{definitions.RECALL_FLOOR} and its baseline)")
+    return 1 if failures else 0
 
 
 def run_suite(suite: Suite, cases_file: Path, log: Log = _log) -> SuiteRun | None:
@@ -234,7 +275,7 @@ def check(runs: Sequence[SuiteRun], baseline: dict, out: Log) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--suite", action="append", choices=sorted(SUITES),
+    parser.add_argument("--suite", action="append", choices=sorted([*SUITES, *MEASURES]),
                         help="run only this suite (repeatable); default: all")
     parser.add_argument("--cases", type=Path,
                         help="score this JSONL file instead of the suite's own cases "
@@ -252,13 +293,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.check and args.write_baseline:
         parser.error("--check and --write-baseline do not go together")
-    names = list(dict.fromkeys(args.suite or SUITES))
-    if args.cases is not None and (len(names) != 1 or args.check or args.write_baseline):
+    names = list(dict.fromkeys(args.suite or [*SUITES, *MEASURES]))
+    measures = [n for n in names if n in MEASURES]
+    names = [n for n in names if n in SUITES]
+    if args.cases is not None and (len(names) != 1 or measures or args.check
+                                   or args.write_baseline):
         parser.error("--cases needs exactly one --suite and neither --check nor "
                      "--write-baseline")
 
     runs: list[SuiteRun] = []
+    measured: dict[str, dict[str, dict]] = {}
     try:
+        for name in measures:
+            figures = run_definitions()
+            if figures is not None:
+                measured[name] = figures
+                if not args.json:
+                    print(definitions.render_figures(figures), flush=True)
+                    print()
         for name in names:
             suite = SUITES[name]
             run = run_suite(suite, args.cases or suite.cases)
@@ -276,22 +328,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     if args.json:
-        print(json.dumps({"suites": [as_json(r) for r in runs]}, indent=2))
+        print(json.dumps({"suites": [as_json(r) for r in runs], "measures": measured},
+                         indent=2))
     out = _log if args.json else print
     if args.write_baseline:
-        if not runs:
+        if not runs and not measured:
             out("no suite ran: baseline left as it was")
         else:
             baseline.setdefault("suites", {})
             baseline["tolerance"] = TOLERANCE
             for run in runs:
                 baseline["suites"][run.suite] = baseline_entry(run)
+            for name, figures in measured.items():
+                baseline.setdefault("measures", {})[name] = figures
             write_baseline(args.baseline, baseline)
             shown = (args.baseline.relative_to(ROOT) if args.baseline.is_relative_to(ROOT)
                      else args.baseline)
-            out(f"wrote {shown} ({', '.join(r.suite for r in runs)})")
+            out(f"wrote {shown} ({', '.join([*(r.suite for r in runs), *measured])})")
     if args.check:
-        return check(runs, baseline, out)
+        code = check(runs, baseline, out) if runs or not measured else 0
+        if "definitions" in measured:
+            code = max(code, check_definitions(measured["definitions"], baseline, out))
+        return code
     return 0
 
 

@@ -106,8 +106,9 @@ def _render_deps(a: dict) -> None:
     for m in a["manifests"]:
         error = f"  error: {m['error']}" if m["error"] else ""
         print(f"{m['path']} ({m['manager']}){error}")
-    for p in a["packages"]:
-        print(f"  {p['name']} {p['spec']}" + ("  [dev]" if p["dev"] else ""))
+        for p in a["packages"]:
+            if p["manifest"] == m["path"]:
+                print(f"  {p['name']} {p['spec']}" + ("  [dev]" if p["dev"] else ""))
 
 
 def _render_stats(a: dict) -> None:
@@ -116,8 +117,14 @@ def _render_stats(a: dict) -> None:
           f"{plural(a['definitions'], 'definition')}, {plural(a['packages'], 'package')}")
     for x in a["languages"]:
         print(f"  {x['language']:<12} {x['files']:>7} files {x['definitions']:>8} definitions")
+    if a["parsed_in_part"]:
+        print(f"  parsed in part (a syntax error): {plural(a['parsed_in_part'], 'file')}")
     if a["skipped"]:
         print("  skipped: " + ", ".join(f"{v} {k}" for k, v in a["skipped"].items()))
+    for f in a["problems"]["files"][:10]:
+        print(f"  {f['status']}: {f['project']}/{f['path']}")
+    if len(a["problems"]["files"]) > 10:
+        print("  (stats --json lists every file not read whole)")
 
 
 def _render_shared(a: dict) -> None:
@@ -130,6 +137,8 @@ def _render_shared(a: dict) -> None:
 
 
 def _render_dupes(a: dict) -> None:
+    if not a["groups"]:
+        print(a["message"])
     for g in a["groups"]:
         print(f"{g['name']}  ({len(g['places'])} places, {plural(g['projects'], 'project')})")
         for p in g["places"]:

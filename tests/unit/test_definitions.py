@@ -93,6 +93,7 @@ func makeWidget() -> Widget { Widget() }
             ("drawRect", "method", 11, "Widget"),
             ("Drawable", "protocol", 14, ""),
             ("draw", "method", 15, "Drawable"),
+            ("Widget", "extension", 18, ""),
             ("draw", "method", 19, "Widget"),
             ("Counter", "class", 22, ""),
             ("Handler", "type", 23, ""),
@@ -248,7 +249,8 @@ typealias UserId = Long
             ("findById", "method", 6, "UserRepository"),
             ("Cache", "class", 8, "UserRepository"),
             ("evict", "method", 9, "UserRepository.Cache"),
-            ("create", "method", 13, "UserRepository"),
+            ("Companion", "class", 12, "UserRepository"),
+            ("create", "method", 13, "UserRepository.Companion"),
             ("Repo", "interface", 17, ""),
             ("find", "method", 18, "Repo"),
             ("Registry", "class", 21, ""),
@@ -565,12 +567,13 @@ output "bucket_arn" {
 }
 """,
         {
-            ("aws", "provider", 5, ""),
-            ("region", "variable", 9, ""),
-            ("logs", "resource", 13, "aws_s3_bucket"),
-            ("assume", "data", 17, "aws_iam_policy_document"),
-            ("vpc", "module", 19, ""),
-            ("bucket_arn", "output", 27, ""),
+            ("provider.aws", "provider", 5, ""),
+            ("var.region", "variable", 9, ""),
+            ("aws_s3_bucket.logs", "resource", 13, ""),
+            ("data.aws_iam_policy_document.assume", "data", 17, ""),
+            ("module.vpc", "module", 19, ""),
+            ("local.name", "local", 24, ""),
+            ("output.bucket_arn", "output", 27, ""),
         },
     ),
     "bash": (
@@ -690,6 +693,7 @@ proto.route = (path) => new Route(path);
             ("trim_prefix", "function", 19, "proto.handle"),
             ("use", "method", 22, "proto"),
             ("onEach", "function", 24, "proto.use"),
+            ("named_callback", "function", 26, "proto.use"),
             ("route", "method", 31, "proto"),
         },
     ),
@@ -783,6 +787,8 @@ module.exports = {
             ("createApplication", "function", 1, ""),
             ("mixin", "function", 2, "createApplication"),
             ("anonymousParent", "function", 7, ""),
+            ("handle", "function", 11, ""),
+            ("render", "function", 12, ""),
         },
     ),
     "chained-aliases": (
@@ -874,6 +880,7 @@ app.get("/", async function handler(req: Request) {});
             ("produce", "method", 18, "Immer"),
             ("helper", "function", 22, ""),
             ("createApp", "function", 23, ""),
+            ("handler", "function", 27, ""),
         },
     ),
     "tsx": (
@@ -898,6 +905,7 @@ items.map(function renderItem(x: number) {
             ("App", "function", 1, ""),
             ("getInitialProps", "method", 6, "App"),
             ("render", "method", 8, "Button"),
+            ("renderItem", "function", 12, ""),
         },
     ),
 }
@@ -1034,7 +1042,7 @@ def test_invalid_utf8_in_name_is_replaced(extractor: DefinitionExtractor) -> Non
     sql = extractor.extract("sql", b'CREATE TABLE "caf\xe9" (id INT);\n')
     assert _tuples(sql) == {("caf\ufffd", "table", 1, "")}
     hcl = extractor.extract("hcl", b'variable "reg\xffion" {}\n')
-    assert _tuples(hcl) == {("reg\ufffdion", "variable", 1, "")}
+    assert _tuples(hcl) == {("var.reg\ufffdion", "variable", 1, "")}
     python = extractor.extract(
         "python", "class Café:\n    def naïve(self):\n        pass\n".encode()
     )

@@ -226,7 +226,7 @@ def test_result_ids_carry_the_enclosing_scope():
 
 def test_pins_are_exact_versions_with_hashes():
     for pin in portfolio.PINS:
-        assert pin.registry in ("pypi", "npm")
+        assert pin.registry in ("pypi", "npm", "debian")
         assert pin.version.count(".") == 2 and len(pin.sha256) == 64
         assert pin.version in pin.archive
 
@@ -261,6 +261,7 @@ def fake_suite(tmp_path: Path, *, unavailable: bool = False) -> run.Suite:
 @pytest.fixture
 def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(run, "SUITES", {"fake": fake_suite(tmp_path)})
+    monkeypatch.setattr(run, "MEASURES", {})
     return tmp_path / "baseline.json"
 
 
@@ -294,6 +295,7 @@ def test_cli_verbose_lists_misses_with_what_ranked_instead(fake: Path,
 def test_cli_skips_an_unavailable_suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture):
     monkeypatch.setattr(run, "SUITES", {"fake": fake_suite(tmp_path, unavailable=True)})
+    monkeypatch.setattr(run, "MEASURES", {})
     baseline = tmp_path / "baseline.json"
     baseline.write_text(json.dumps({"suites": {"fake": {"metrics": metrics()}}}))
     assert run.main(["--check", "--baseline", str(baseline)]) == 0

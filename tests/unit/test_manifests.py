@@ -35,6 +35,22 @@ def cargo(name, spec, dev=False):
     return Package("cargo", name, spec, dev)
 
 
+def go(name, spec, dev=False):
+    return Package("go", name, spec, dev)
+
+
+def gem(name, spec, dev=False):
+    return Package("gem", name, spec, dev)
+
+
+def composer(name, spec, dev=False):
+    return Package("composer", name, spec, dev)
+
+
+def maven(name, spec, dev=False):
+    return Package("maven", name, spec, dev)
+
+
 NEXTJS_PACKAGE_JSON = """\
 {
   "name": "acme-dashboard",
@@ -488,6 +504,118 @@ thiserror = "1"
 [dev-dependencies]
 proptest = { version = "1.4" }
 """, [cargo("serde", "workspace"), cargo("thiserror", "1"), cargo("proptest", "1.4", dev=True)]),
+    "go-mod": ("go.mod", """\
+module github.com/acme/api
+
+go 1.22.0
+
+require (
+\tgithub.com/go-chi/chi/v5 v5.0.12
+\tgithub.com/jackc/pgx/v5 v5.5.5
+\tgolang.org/x/crypto v0.21.0 // indirect
+)
+
+require github.com/stretchr/testify v1.9.0
+
+replace github.com/acme/shared => ../shared
+
+tool golang.org/x/tools/cmd/stringer
+""", [go("github.com/go-chi/chi/v5", "v5.0.12"), go("github.com/jackc/pgx/v5", "v5.5.5"),
+      go("github.com/stretchr/testify", "v1.9.0"),
+      go("golang.org/x/crypto", "v0.21.0 indirect"),
+      go("golang.org/x/tools/cmd/stringer", "", dev=True)]),
+    "gemfile-rails": ("Gemfile", """\
+source "https://rubygems.org"
+ruby "3.3.0"
+
+gem "rails", "~> 7.1.3"
+gem "pg", "~> 1.1"
+gem 'puma', '>= 5.0' # the web server
+gem "bootsnap", require: false
+gem "acme_ui", path: "engines/acme_ui"
+gem "sidekiq", git: "https://github.com/sidekiq/sidekiq"
+gem "rubocop", group: :development
+
+group :development, :test do
+  gem "debug", platforms: %i[ mri windows ]
+  gem "rspec-rails", "~> 6.1"
+end
+
+group :production do
+  gem "lograge"
+end
+""", [gem("rails", "~> 7.1.3"), gem("pg", "~> 1.1"), gem("puma", ">= 5.0"), gem("bootsnap", ""),
+      gem("acme_ui", "path:engines/acme_ui"),
+      gem("sidekiq", "git:https://github.com/sidekiq/sidekiq"),
+      gem("rubocop", "", dev=True), gem("debug", "", dev=True),
+      gem("rspec-rails", "~> 6.1", dev=True), gem("lograge", "")]),
+    "gemspec": ("thor.gemspec", """\
+Gem::Specification.new do |spec|
+  spec.name = "thor"
+  spec.add_dependency "rake", ">= 12.3", "< 14"
+  spec.add_runtime_dependency("zeitwerk", "~> 2.6")
+  spec.add_development_dependency "bundler", ">= 1.0"
+end
+""", [gem("rake", ">= 12.3, < 14"), gem("zeitwerk", "~> 2.6"), gem("bundler", ">= 1.0", dev=True)]),
+    "composer-laravel": ("composer.json", """\
+{
+    "name": "laravel/laravel",
+    "require": {
+        "php": "^8.2",
+        "ext-mbstring": "*",
+        "laravel/framework": "^11.0",
+        "guzzlehttp/guzzle": "^7.2"
+    },
+    "require-dev": {
+        "phpunit/phpunit": "^11.0"
+    }
+}
+""", [composer("laravel/framework", "^11.0"), composer("guzzlehttp/guzzle", "^7.2"),
+      composer("phpunit/phpunit", "^11.0", dev=True)]),
+    "pom-spring": ("pom.xml", """\
+<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0"
+         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+  <modelVersion>4.0.0</modelVersion>
+  <dependencyManagement>
+    <dependencies>
+      <dependency>
+        <groupId>com.fasterxml.jackson</groupId>
+        <artifactId>jackson-bom</artifactId>
+        <version>2.17.0</version>
+      </dependency>
+    </dependencies>
+  </dependencyManagement>
+  <dependencies>
+    <dependency>
+      <groupId>org.springframework.boot</groupId>
+      <artifactId>spring-boot-starter-web</artifactId>
+    </dependency>
+    <dependency>
+      <groupId>org.postgresql</groupId>
+      <artifactId>postgresql</artifactId>
+      <version>${postgres.version}</version>
+    </dependency>
+    <dependency>
+      <groupId>org.junit.jupiter</groupId>
+      <artifactId>junit-jupiter</artifactId>
+      <scope>test</scope>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin>
+        <artifactId>maven-surefire-plugin</artifactId>
+        <dependencies>
+          <dependency><groupId>x</groupId><artifactId>plugin-only</artifactId></dependency>
+        </dependencies>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+""", [maven("org.springframework.boot:spring-boot-starter-web", ""),
+      maven("org.postgresql:postgresql", "${postgres.version}"),
+      maven("org.junit.jupiter:junit-jupiter", "", dev=True)]),
 }
 
 
@@ -510,6 +638,14 @@ def test_realistic_manifests(filename, text, expected):
     ("build.gradle", "gradle"),
     ("build.gradle.kts", "gradle"),
     ("Cargo.toml", "cargo"),
+    ("go.mod", "go"),
+    ("Gemfile", "gem"),
+    ("lib/acme.gemspec", "gem"),
+    ("composer.json", "composer"),
+    ("pom.xml", "maven"),
+    ("go.sum", None),
+    ("Gemfile.lock", None),
+    ("composer.lock", None),
     ("package-lock.json", None),
     ("Cargo.lock", None),
     ("settings.gradle.kts", None),
@@ -608,7 +744,8 @@ BAD_CASES = {
     "setup-cfg-no-header": ("setup.cfg", "install_requires = click\n", [], "invalid setup.cfg"),
     "swift-binary": ("Package.swift", "\x00" * 64, [], "binary"),
     "gradle-empty": ("build.gradle.kts", "\n\n", [], "empty file"),
-    "unknown-file": ("Gemfile", "gem 'rails'\n", [], "not a known manifest"),
+    "unknown-file": ("Gemfile.lock", "GEM\n  specs:\n    rails (7.1.3)\n", [],
+                     "not a known manifest"),
 }
 
 

@@ -63,10 +63,13 @@ class ProjectInfo(TypedDict, total=False):
     skipped: dict
     projects_by_size: list[dict]
     last_scan: float | None
+    parsed_in_part: int
+    problems: dict  # files not read whole and manifests with an error
     # shared, dupes
     package: str | None
     name: str | None
     groups: list[dict]
+    message: str  # dupes: why there are no groups
     count: int
     note: NotRequired[str]
 

@@ -17,8 +17,12 @@ FRAMEWORKS = (
     "actix-web", "axum", "tokio", "rocket", "bevy", "tauri", "leptos",
     "org.springframework.boot:spring-boot-starter", "io.ktor:ktor-server-core",
     "androidx.compose.ui:ui", "swift-composable-architecture", "vapor",
+    "org.springframework.boot:spring-boot-starter-web", "rails", "sinatra",
+    "laravel/framework", "symfony/framework-bundle", "github.com/gin-gonic/gin",
+    "github.com/labstack/echo/v4", "github.com/gofiber/fiber/v2",
 )
 MAX_DEPS = 200
+MAX_PROBLEMS = 100  # files and manifests `stats` lists as not read whole
 
 
 def explain(conn: sqlite3.Connection, project: Project) -> dict:
@@ -51,7 +55,8 @@ def explain(conn: sqlite3.Connection, project: Project) -> dict:
         "languages": languages, "kinds": kinds,
         "layers": [{"folder": k, "files": v} for k, v in
                    sorted(layers.items(), key=lambda kv: (-kv[1], kv[0]))[:12]],
-        "dependencies": [p["name"] for p in packages if not p["dev"]][:15],
+        # One name per package: a package declared by several manifests is listed once.
+        "dependencies": list(dict.fromkeys(p["name"] for p in packages if not p["dev"]))[:15],
         "scanned_at": project.scanned_at,
     }
 
@@ -88,16 +93,35 @@ def stats(conn: sqlite3.Connection) -> dict:
             "SELECT f.language, COUNT(DISTINCT f.id), COUNT(s.id) FROM files f "
             "LEFT JOIN symbols s ON s.file_id = f.id GROUP BY f.language "
             "ORDER BY COUNT(DISTINCT f.id) DESC, f.language")],
+        # A syntax error is no skip: what surrounds it is indexed (parsed in part).
+        "parsed_in_part": one("SELECT COUNT(*) FROM files WHERE status = 'syntax_error'"),
         "skipped": {r[0]: r[1] for r in conn.execute(
-            "SELECT status, COUNT(*) FROM files WHERE status != 'ok' GROUP BY status "
-            "ORDER BY status")},
+            "SELECT status, COUNT(*) FROM files WHERE status NOT IN ('ok', 'syntax_error') "
+            "GROUP BY status ORDER BY status")},
         "projects_by_size": [{"project": r[0], "files": r[1], "definitions": r[2]}
                              for r in conn.execute(
             "SELECT p.name, (SELECT COUNT(*) FROM files WHERE project_id = p.id), "
             "(SELECT COUNT(*) FROM symbols WHERE project_id = p.id) AS defs FROM projects p "
             "WHERE p.removed = 0 ORDER BY defs DESC, p.name LIMIT 20")],
+        "problems": _problems(conn),
         "last_scan": _float(get_meta(conn, LAST_SCAN)),
     }
+
+
+def _problems(conn: sqlite3.Connection) -> dict:
+    """The files and manifests not read whole, and why: so a user can see that what was
+    left out is a grammar's or a limit's problem, not their code's."""
+    files = [{"project": r[0], "path": r[1], "language": r[2], "status": r[3]}
+             for r in conn.execute(
+                 "SELECT p.name, f.path, f.language, f.status FROM files f "
+                 "JOIN projects p ON p.id = f.project_id WHERE f.status != 'ok' "
+                 "ORDER BY f.status, p.name, f.path LIMIT ?", (MAX_PROBLEMS,))]
+    manifests = [{"project": r[0], "path": r[1], "manager": r[2], "error": r[3]}
+                 for r in conn.execute(
+                     "SELECT p.name, m.path, m.manager, m.error FROM manifests m "
+                     "JOIN projects p ON p.id = m.project_id WHERE m.error IS NOT NULL "
+                     "ORDER BY p.name, m.path LIMIT ?", (MAX_PROBLEMS,))]
+    return {"files": files, "manifests": manifests}
 
 
 def _float(value: str | None) -> float | None:
@@ -125,13 +149,17 @@ def shared(conn: sqlite3.Connection, package: str | None = None, *, limit: int =
 
 
 def dupes(conn: sqlite3.Connection, name: str | None = None, *, limit: int = 30) -> dict:
-    """Names defined in several places, matching `name`'s words when given."""
-    if name:
+    """Names defined in several places; with `name`, the names holding its words (the
+    definition's own name, never its enclosing scope's)."""
+    terms = query_terms(name) if name else []
+    if name and not terms:
+        rows = []
+    elif name:
         rows = conn.execute(
             "SELECT s.name_key FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid "
             "WHERE symbols_fts MATCH ? GROUP BY s.name_key HAVING COUNT(*) > 1 "
             "ORDER BY COUNT(*) DESC, s.name_key LIMIT ?",
-            (match_all(query_terms(name)), limit)).fetchall()
+            (f"words : ({match_all(terms)})", limit)).fetchall()
     else:
         rows = conn.execute(
             "SELECT name_key FROM symbols GROUP BY name_key "
@@ -148,7 +176,11 @@ def dupes(conn: sqlite3.Connection, name: str | None = None, *, limit: int = 30)
         groups.append({"name": places[0]["name"] if places else key,
                        "projects": len({p["project"] for p in places}),
                        "places": places})
-    return {"action": "dupes", "name": name, "groups": groups}
+    answer: dict = {"action": "dupes", "name": name, "groups": groups}
+    if not groups:
+        answer["message"] = (f"no name holding {name!r} is defined in more than one place"
+                             if name else "no name is defined in more than one project")
+    return answer
 
 
 def projects(conn: sqlite3.Connection) -> dict:

@@ -3,6 +3,12 @@
 A file is re-read only when its size or mtime changed; deleted files leave the index. Work on
 the files happens outside the write lock; each project's changes are then written in one short
 transaction, so a crash leaves the index as it was before that project started.
+
+A file that cannot be read whole is that file's problem, never the scan's: it keeps a status
+(the scan report and `stats` count and list them): `syntax_error` (parsed in part: every
+definition outside the broken region is still indexed), `too_slow` (past the extractor's time
+budget), `too_deep` (nested past its limit), `binary`, `huge`, `unreadable`, and `outside` (a
+symbolic link to a place outside the checkout: never followed).
 """
 
 from __future__ import annotations
@@ -18,7 +24,12 @@ from pathlib import Path
 
 from solograph.portfolio import LAST_SCAN
 from solograph.portfolio.clean import ensure_clean
-from solograph.portfolio.definitions import Definition, DefinitionExtractor, language_for_path
+from solograph.portfolio.definitions import (
+    Definition,
+    DefinitionExtractor,
+    language_for_content,
+    language_for_path,
+)
 from solograph.portfolio.files import list_files
 from solograph.portfolio.manifests import Package, manifest_kind, parse_manifest
 from solograph.portfolio.registry import Project
@@ -27,6 +38,8 @@ from solograph.text.secrets import redact
 from solograph.text.tokens import fold_name, identifier_index_text, index_text
 
 BINARY_SNIFF_BYTES = 8192
+# File statuses counted as skipped: nothing, or only what came before the limit, was read.
+SKIPPED = ("binary", "huge", "unreadable", "too_slow", "too_deep", "outside")
 LISTING_THREADS = 8
 
 Progress = Callable[[str, int, int], None]  # (project name, files done, files to read)
@@ -40,27 +53,29 @@ class ScanReport:
     unchanged: int = 0
     deleted: int = 0
     symbols: int = 0
-    syntax_errors: int = 0
+    parsed_in_part: int = 0  # a syntax error: what surrounds it is still indexed
     manifests: int = 0
+    manifest_errors: int = 0  # manifests read in part or not at all (`deps` says why)
     packages: int = 0
-    skipped: dict[str, int] = field(default_factory=lambda: {"binary": 0, "huge": 0,
-                                                             "unreadable": 0})
+    skipped: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SKIPPED, 0))
     missing: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def to_dict(self) -> dict:
         return {"projects": self.projects, "files": self.files, "parsed": self.parsed,
                 "unchanged": self.unchanged, "deleted": self.deleted, "symbols": self.symbols,
-                "syntax_errors": self.syntax_errors, "manifests": self.manifests,
+                "parsed_in_part": self.parsed_in_part, "manifests": self.manifests,
+                "manifest_errors": self.manifest_errors,
                 "packages": self.packages, "skipped": dict(self.skipped),
                 "missing": list(self.missing), "seconds": round(self.seconds, 3)}
 
     def summary(self) -> str:
         skipped = ", ".join(f"{v} {k}" for k, v in self.skipped.items() if v) or "none"
+        bad = f" ({self.manifest_errors} read in part)" if self.manifest_errors else ""
         line = (f"scanned {self.projects} projects: {self.files} files, {self.parsed} read, "
                 f"{self.unchanged} unchanged, {self.deleted} removed, {self.symbols} definitions "
-                f"indexed, {self.syntax_errors} with syntax errors, skipped: {skipped}; "
-                f"{self.packages} packages from {self.manifests} manifests "
+                f"indexed, {self.parsed_in_part} parsed in part, skipped: {skipped}; "
+                f"{self.packages} packages from {self.manifests} manifests{bad} "
                 f"in {self.seconds:.2f}s")
         if self.missing:
             line += f"; missing checkouts: {', '.join(self.missing)}"
@@ -115,12 +130,29 @@ def scan(conn: sqlite3.Connection, projects: list[Project], *, max_file_bytes: i
     return report
 
 
-def _stat(path: Path) -> os.stat_result | None:
+def _stat(root: Path, rel: str) -> os.stat_result | None:
+    """The file's own stat; for a symbolic link, its target's when the target is a file
+    inside the checkout. A link leaving the checkout is never followed: OUTSIDE."""
+    path = root / rel
     try:
-        st = os.stat(path)
-    except OSError:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            if not _inside(root, path):
+                return OUTSIDE
+            st = os.stat(path)
+    except (OSError, RuntimeError):  # RuntimeError: a link loop
         return None
     return st if stat.S_ISREG(st.st_mode) else None
+
+
+def _inside(root: Path, path: Path) -> bool:
+    real_root = os.path.realpath(root)
+    target = os.path.realpath(path)
+    return os.path.commonpath([real_root, target]) == real_root
+
+
+# What _stat returns for a link out of the checkout (a marker, compared by identity).
+OUTSIDE = os.stat_result((0,) * 10)
 
 
 def _listing(project: Project) -> list[str]:
@@ -145,8 +177,11 @@ def _scan_project(conn: sqlite3.Connection, project: Project, listing: list[str]
         manager = manifest_kind(rel)
         if language is None and manager is None:
             continue
-        st = _stat(root / rel)
+        st = _stat(root, rel)
         if st is None:
+            continue
+        if st is OUTSIDE:
+            _count_outside(report, rel, language, present, known, to_read)
             continue
         if language is not None:
             present.add(rel)
@@ -164,7 +199,10 @@ def _scan_project(conn: sqlite3.Connection, project: Project, listing: list[str]
 
     results: list[_FileResult] = []
     for done, (rel, language, st) in enumerate(to_read, 1):
-        results.append(_read_source(root, rel, language, st, extractor, max_file_bytes))
+        if st is OUTSIDE:
+            results.append(_FileResult(rel, language, 0, 0, "outside"))
+        else:
+            results.append(_read_source(root, rel, language, st, extractor, max_file_bytes))
         if progress and (done % 50 == 0 or done == len(to_read)):
             progress(project.name, done, len(to_read))
     manifest_results = [_read_manifest(root, rel, manager, st, max_file_bytes)
@@ -189,10 +227,28 @@ def _scan_project(conn: sqlite3.Connection, project: Project, listing: list[str]
         if result.status in report.skipped:
             report.skipped[result.status] += 1
         elif result.status == "syntax_error":
-            report.syntax_errors += 1
+            report.parsed_in_part += 1
     report.manifests += len(manifest_results)
+    report.manifest_errors += sum(m.error is not None for m in manifest_results)
     report.packages += sum(len(m.packages) for m in manifest_results)
     return added + len(gone)
+
+
+def _count_outside(report: ScanReport, rel: str, language: str | None, present: set[str],
+                   known: dict[str, tuple[int, int, int]],
+                   to_read: list[tuple[str, str, os.stat_result]]) -> None:
+    """A link out of the checkout is listed as a file with status `outside` (stats lists
+    it), never read; a manifest behind one is left out."""
+    if language is None:
+        report.skipped["outside"] += 1
+        return
+    present.add(rel)
+    report.files += 1
+    old = known.get(rel)
+    if old and old[1] == 0 and old[2] == 0:
+        report.unchanged += 1
+    else:
+        to_read.append((rel, language, OUTSIDE))
 
 
 def _read_source(root: Path, rel: str, language: str, st: os.stat_result,
@@ -210,9 +266,14 @@ def _read_source(root: Path, rel: str, language: str, st: os.stat_result,
         result.status = "binary"
         return result
     result.lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    result.language = language = language_for_content(language, rel, data)
     parsed = extractor.extract(language, data)
     result.definitions = parsed.definitions
-    if parsed.has_error:
+    if parsed.too_deep:
+        result.status = "too_deep"
+    elif parsed.too_slow:
+        result.status = "too_slow"
+    elif parsed.has_error:
         result.status = "syntax_error"
     return result
 
@@ -243,13 +304,21 @@ def _write_file(conn: sqlite3.Connection, project_id: int, r: _FileResult) -> in
             "INSERT INTO files (project_id, path, language, lines, size, mtime_ns, status) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (project_id, r.rel, r.language, r.lines, r.size, r.mtime_ns, r.status)).lastrowid
-    scopes: dict[str, str] = {}  # a file's definitions share a few scopes
+    # Names are text from the file like any other (a bats test's, a Terraform label): they
+    # are redacted before they are stored. A file's definitions share a few scopes.
+    scopes: dict[str, tuple[str, str]] = {}
     rows = []
     for d in r.definitions:
         if d.scope not in scopes:
-            scopes[d.scope] = index_text(d.scope)
-        rows.append((file_id, project_id, d.name, d.kind, d.line, d.scope, fold_name(d.name),
-                     identifier_index_text(d.name), scopes[d.scope]))
+            clean = redact(d.scope)
+            scopes[d.scope] = (clean, index_text(clean))
+        scope, scope_words = scopes[d.scope]
+        name = redact(d.name)
+        words = identifier_index_text(name)
+        if d.terms:  # words it is found by beside its name (a Swift extension's protocols)
+            words = f"{words} {identifier_index_text(redact(d.terms))}"
+        rows.append((file_id, project_id, name, d.kind, d.line, scope, fold_name(name),
+                     words, scope_words))
     conn.executemany(
         "INSERT INTO symbols (file_id, project_id, name, kind, line, scope, name_key, words, "
         "scope_words) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
@@ -262,7 +331,7 @@ def _write_manifest(conn: sqlite3.Connection, project_id: int, m: _ManifestResul
         "INSERT INTO manifests (project_id, path, manager, size, mtime_ns, error) "
         "VALUES (?, ?, ?, ?, ?, ?)",
         (project_id, m.rel, m.manager, m.size, m.mtime_ns,
-         redact(m.error) if m.error else m.error)).lastrowid
+         redact(m.error) if m.error is not None else None)).lastrowid
     conn.executemany(
         "INSERT INTO packages (manifest_id, project_id, manager, name, spec, dev) "
         "VALUES (?, ?, ?, ?, ?, ?)",

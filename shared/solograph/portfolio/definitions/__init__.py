@@ -10,12 +10,15 @@ the nearest definition whose range contains it, followed by its own prefix (a Ja
 ``this.x = function`` nests in the nearest enclosing class instead). Some nodes only open
 a scope and are not reported themselves (a Rust ``impl``, a Swift ``extension``).
 
-Grammars come from ``tree-sitter-language-pack`` 0.13.0, which bundles them (the 1.x
-releases download grammars at run time).
+Grammars come from each language's PyPI wheel, measured per language against the bundle of
+``tree-sitter-language-pack`` 0.13.0 (see grammars). A file that does not parse cleanly still
+yields every definition outside its broken region: such regions are parsed again alone
+(recovery). Parsing has a time budget, and a file nested too deep is not queried.
 
-Modules, one concept each: languages (which grammar reads a file), spec (what a language
-spec holds and the helpers its resolver uses), extractor (parsing, matching and scope
-nesting), and the queries and resolvers of each language family: scripting (Python, Ruby,
+Modules, one concept each: languages (which grammar reads a file), grammars (where each
+grammar comes from), spec (what a language spec holds and the helpers its resolver uses),
+extractor (parsing, matching and scope nesting), recovery (what to re-parse around an
+error), and the queries and resolvers of each language family: scripting (Python, Ruby,
 PHP, Bash), web (JavaScript, TypeScript, TSX), jvm (Java, Kotlin), systems (Go, Rust,
 Swift), c_family (C, C++) and data (HCL, SQL).
 """
@@ -27,12 +30,17 @@ from solograph.portfolio.definitions.extractor import (
     DefinitionExtractor,
     ParseResult,
 )
-from solograph.portfolio.definitions.languages import LANGUAGES, language_for_path
+from solograph.portfolio.definitions.languages import (
+    LANGUAGES,
+    language_for_content,
+    language_for_path,
+)
 
 __all__ = [
     "LANGUAGES",
     "Definition",
     "DefinitionExtractor",
     "ParseResult",
+    "language_for_content",
     "language_for_path",
 ]

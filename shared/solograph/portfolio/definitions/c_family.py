@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from solograph.portfolio.definitions.spec import (
@@ -97,6 +99,64 @@ def _c_family(tag: str, node: Node, caps: Captures, src: bytes) -> Found | None:
     return from_parts(name, _cpp_parts(name, src), tag)
 
 
+# The preprocessor ----------------------------------------------------------------------
+
+_CONDITIONALS = (b"if", b"ifdef", b"ifndef", b"elif", b"else", b"endif", b"elifdef",
+                 b"elifndef")
+MAX_IF_DEPTH = 256
+
+
+def first_branches(source: bytes) -> bytes:
+    """The source as the preprocessor would see it if every `#if` took its first branch:
+    the conditional directives and every other branch blanked (lengths and line breaks
+    kept, so byte offsets and lines stay valid)."""
+    out = bytearray(source)
+    skipping: list[bool] = []  # per open #if: is the current branch blanked
+    at = 0
+    size = len(source)
+    while at < size:
+        end = source.find(b"\n", at)
+        end = size if end == -1 else end
+        while end < size and end > at and source[end - 1:end] == b"\\":  # continued line
+            nxt = source.find(b"\n", end + 1)
+            end = size if nxt == -1 else nxt
+        text = source[at:end].lstrip(b" \t")
+        word = text[1:].lstrip(b" \t").split(None, 1)[0] if text.startswith(b"#") and \
+            len(text) > 1 and text[1:].strip() else b""
+        blank = bool(skipping) and any(skipping)
+        if word in _CONDITIONALS:
+            if word.startswith(b"if") and len(skipping) < MAX_IF_DEPTH:
+                skipping.append(False)
+            elif word.startswith(b"el") and skipping:
+                skipping[-1] = True
+            elif word == b"endif" and skipping:
+                skipping.pop()
+            blank = True
+        if blank:
+            for i in range(at, end):
+                if out[i] not in (10, 13):
+                    out[i] = 32
+        at = end + 1
+    return bytes(out)
+
+
+# `class JSI_EXPORT Name : Base {`: an export macro (all capitals) between the keyword and
+# the name, which the grammar cannot know expands to an attribute.
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]+(?=[A-Za-z_])")
+
+
+def _blank_export_macros(source: bytes) -> bytes:
+    def blank(m: re.Match[bytes]) -> bytes:
+        start, end = m.span(1)
+        return m.group(0)[: start - m.start()] + b" " * (end - start) + m.group(0)[end - m.start():]
+    return _EXPORT_MACRO.sub(blank, source)
+
+
+def cpp_rewrite(source: bytes) -> bytes:
+    """first_branches, and export macros blanked (lengths kept)."""
+    return _blank_export_macros(first_branches(source))
+
+
 # Queries ------------------------------------------------------------------------------
 
 _C = """
@@ -119,6 +179,6 @@ _CPP = (
 )
 
 SPECS: dict[str, Spec] = {
-    "c": Spec(_C, _c_family),
-    "cpp": Spec(_CPP, _c_family),
+    "c": Spec(_C, _c_family, rewrite=first_branches),
+    "cpp": Spec(_CPP, _c_family, rewrite=cpp_rewrite),
 }

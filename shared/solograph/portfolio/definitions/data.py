@@ -9,7 +9,16 @@ from solograph.portfolio.definitions.spec import Captures, Found, Spec, line_of,
 # HCL ----------------------------------------------------------------------------------
 
 
+# How Terraform addresses what a block defines (`var.cidr`, `aws_subnet.intra`); any other
+# block type, Terraform's or another tool's (Packer's `source "amazon-ebs" "x"`), is named by
+# its type and labels the same way (`source.amazon-ebs.x`).
+_HCL_ADDRESS = {"resource": "", "variable": "var"}
+
+
 def _hcl(tag: str, node: Node, caps: Captures, src: bytes) -> Found | None:
+    if tag == "local":  # an attribute of a locals block: local.name
+        name = caps["name"][0]
+        return Found(f"local.{text_of(name, src)}", "local", line_of(name))
     block_type: str | None = None
     labels: list[Node] = []
     for child in node.children:
@@ -24,8 +33,12 @@ def _hcl(tag: str, node: Node, caps: Captures, src: bytes) -> Found | None:
             break
     if block_type is None or not labels:
         return None
-    texts = [unquote(text_of(label, src)) for label in labels]
-    return Found(texts[-1], block_type, line_of(labels[-1]), ".".join(t for t in texts[:-1] if t))
+    texts = [t for label in labels if (t := unquote(text_of(label, src)))]
+    if not texts:
+        return None
+    head = _HCL_ADDRESS.get(block_type, block_type)
+    address = ".".join([head, *texts] if head else texts)
+    return Found(address, block_type, line_of(labels[0]))
 
 
 # SQL ----------------------------------------------------------------------------------
@@ -50,6 +63,8 @@ def _sql(tag: str, node: Node, caps: Captures, src: bytes) -> Found | None:
 
 _HCL = """
 (config_file (body (block) @def.block))
+(config_file (body (block (identifier) @type (body (attribute (identifier) @name) @def.local))
+ (#eq? @type "locals")))
 """
 
 _SQL = """

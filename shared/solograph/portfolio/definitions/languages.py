@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 LANGUAGES: tuple[str, ...] = (
     "python",
     "swift",
@@ -54,6 +56,7 @@ _EXTENSIONS: dict[str, str] = {
     ".hcl": "hcl",
     ".tfvars": "hcl",
     ".sh": "bash",
+    ".bats": "bash",
     ".bash": "bash",
     ".zsh": "bash",
     ".sql": "sql",
@@ -70,3 +73,20 @@ def language_for_path(path: str) -> str | None:
     if dot <= 0:  # no extension, or a dot file such as ".bashrc"
         return None
     return _EXTENSIONS.get(base[dot:])
+
+
+# A `.h` holding any of these is C++: `namespace x`, `template <`, `class X {`, an access
+# specifier, `using namespace`. Read as C, its classes and members would be lost.
+_CPP_MARKERS = re.compile(
+    rb"(?m)^[ \t]*(?:namespace[ \t]+\w|template[ \t]*<|class[ \t]+\w+[^;\n]*(?:\{|:\s*$|$)"
+    rb"|(?:public|private|protected)[ \t]*:|using[ \t]+namespace[ \t])")
+SNIFF_BYTES = 65536
+
+
+def language_for_content(language: str, path: str, head: bytes) -> str:
+    """The grammar for a file whose extension is ambiguous, from its first bytes: a C++
+    header named `.h` is read as C++."""
+    if language == "c" and path.lower().endswith(".h") and _CPP_MARKERS.search(
+            head[:SNIFF_BYTES]):
+        return "cpp"
+    return language

@@ -12,6 +12,7 @@ from solograph.portfolio.definitions.spec import (
     from_parts,
     line_of,
     text_of,
+    unquote,
 )
 
 # Ruby ---------------------------------------------------------------------------------
@@ -25,6 +26,12 @@ def _ruby_parts(node: Node | None, src: bytes) -> list[str]:
     if node is not None:
         parts.append(text_of(node, src))
     return parts[::-1]
+
+
+def _bash(tag: str, node: Node, caps: Captures, src: bytes) -> Found | None:
+    name = caps["name"][0]
+    text = text_of(name, src)
+    return Found(unquote(text) if tag == "test" else text, tag, line_of(name))
 
 
 def _ruby(tag: str, node: Node, caps: Captures, src: bytes) -> Found | None:
@@ -57,13 +64,16 @@ _PHP = """
 (enum_declaration name: (name) @name) @def.enum
 """
 
+# A bats test, `@test "name" {`, parses as the command `@test` with the name as argument.
 _BASH = """
 (function_definition name: (word) @name) @def.function
+((command name: (command_name (word) @cmd) . argument: [(string) (raw_string) (word)] @name)
+ @def.test (#eq? @cmd "@test"))
 """
 
 SPECS: dict[str, Spec] = {
     "python": Spec(_PYTHON),
     "ruby": Spec(_RUBY, _ruby, CLASS_LIKE | {"module"}),
     "php": Spec(_PHP),
-    "bash": Spec(_BASH),
+    "bash": Spec(_BASH, _bash),
 }

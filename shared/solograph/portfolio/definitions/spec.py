@@ -5,7 +5,7 @@ resolvers share."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from tree_sitter import Node
@@ -19,6 +19,7 @@ class Found(NamedTuple):
     emit: bool = True  # False: only opens a scope (Rust impl, Swift extension)
     span: tuple[int, int] | None = None  # byte range used for nesting, if not the node's
     of_class: bool = False  # scoped by the nearest enclosing class-like (JS this.x = ...)
+    terms: str = ""  # more words it is found by (the protocols a Swift extension adopts)
 
 
 Captures = dict[str, list[Node]]
@@ -71,3 +72,11 @@ class Spec:
     query: str
     resolver: Resolver = simple
     class_like: frozenset[str] = CLASS_LIKE  # a "function" directly inside one is a method
+    # The query for a grammar source whose grammar names its nodes differently.
+    variants: dict[str, str] = field(default_factory=dict)
+    # A rewrite of a file that did not parse, of the same length, to parse again (C: only
+    # the first branch of each #if, where a function header is split between branches).
+    rewrite: Callable[[bytes], bytes] | None = None
+
+    def query_for(self, source: str) -> str:
+        return self.variants.get(source, self.query)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from solograph.portfolio.definitions.spec import (
+    CLASS_LIKE,
     Captures,
     Found,
     Spec,
@@ -26,10 +27,13 @@ def _swift(tag: str, node: Node, caps: Captures, src: bytes) -> Found | None:
     name = node.child_by_field_name("name")
     if keyword is None or name is None:
         return None
-    if keyword.type == "extension":
+    if keyword.type == "extension":  # extension Foo.Bar: Codable, named Bar in scope Foo
         idents = [text_of(c, src) for c in name.named_children if c.type == "type_identifier"]
-        text = ".".join(idents) if idents else text_of(name, src)
-        return Found(text, "class", line_of(name), emit=False)
+        idents = idents or [text_of(name, src)]
+        adopted = [text_of(c.child_by_field_name("inherits_from") or c, src)
+                   for c in node.named_children if c.type == "inheritance_specifier"]
+        return Found(idents[-1], "extension", line_of(name), ".".join(idents[:-1]),
+                     terms=" ".join(adopted))
     kind = _SWIFT_KINDS.get(keyword.type)
     return Found(text_of(name, src), kind, line_of(name)) if kind else None
 
@@ -107,6 +111,7 @@ _RUST = """
 (trait_item name: (type_identifier) @name) @def.trait
 (type_item name: (type_identifier) @name) @def.type
 (mod_item name: (identifier) @name) @def.module
+(macro_definition name: (identifier) @name) @def.macro
 (impl_item type: (_)) @def.impl
 """
 
@@ -121,7 +126,7 @@ _GO = """
 """
 
 SPECS: dict[str, Spec] = {
-    "swift": Spec(_SWIFT, _swift),
+    "swift": Spec(_SWIFT, _swift, CLASS_LIKE | {"extension"}),
     "rust": Spec(_RUST, _rust),
     "go": Spec(_GO, _go),
 }

@@ -15,7 +15,11 @@ from solograph.portfolio.definitions.spec import (
     unquote,
 )
 
-_JS_FUNCTIONS = frozenset({"function_expression", "generator_function", "arrow_function"})
+_JS_FUNCTIONS = frozenset({"function_expression", "generator_function", "arrow_function",
+                           "function"})
+# What may wrap a function value bound to a name: `(...) as T`, `(...) satisfies T`, `(f)`.
+_JS_WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression",
+                          "non_null_expression", "type_assertion"})
 _JS_EXPORTS = ("module.exports", "exports")
 
 
@@ -37,7 +41,7 @@ def _js_assigned(node: Node, caps: Captures, src: bytes) -> Found | None:
     """``obj.name = function () {}``: a method of obj (``Router.prototype.route`` is Router's,
     ``this.name`` the enclosing class's, else the enclosing constructor function's), or a
     function when obj is the module's exports; ``module.exports = function f() {}`` defines
-    ``f``. Functions passed as arguments (callbacks) are never matched, named or not.
+    ``f``. A function passed as an argument is a definition only when it has a name of its own.
 
     In a chain (``req.get = req.header = function header() {}``) the outer names only span
     their left side, so what the function defines nests in the innermost name alone."""
@@ -67,9 +71,44 @@ def _js_assigned(node: Node, caps: Captures, src: bytes) -> Found | None:
     return Found(text_of(name, src), kind, line_of(name), prefix, span=span, of_class=of_class)
 
 
+def _js_wrapped(node: Node, caps: Captures, src: bytes) -> Found | None:
+    """``const create = ((...) => ...) as Create``: a function value under casts and
+    parentheses."""
+    value: Node | None = caps["value"][0]
+    for _ in range(8):
+        if value is None or value.type not in _JS_WRAPPERS:
+            break
+        inner = [c for c in value.named_children if c.type != "comment"]
+        # `<T>(f)` holds its type first; `(f) as T` and `(f)!` their expression first.
+        value = (inner[-1] if value.type == "type_assertion" else inner[0]) if inner else None
+    if value is None or value.type not in _JS_FUNCTIONS:
+        return None
+    name = caps["name"][0]
+    return Found(text_of(name, src), "function", line_of(name))
+
+
+def _js_member(node: Node, caps: Captures, src: bytes) -> Found | None:
+    """A function in an object literal bound to a name: ``const api = { get() {} }`` is
+    api.get, ``module.exports = { parse() {} }`` the module's parse, ``Foo.prototype = {}``
+    Foo's. Objects passed as arguments (options, props) hold no definitions."""
+    name = caps["name"][0]
+    obj = _js_object(caps["object"][0], src)
+    kind = "method"
+    if obj in _JS_EXPORTS:
+        obj, kind = "", "function"
+    elif obj.startswith(tuple(f"{head}." for head in _JS_EXPORTS)):
+        obj = obj.split(".", 1)[1] if obj.startswith("exports.") else obj.split(".", 2)[-1]
+    return Found(unquote(text_of(name, src)), kind, line_of(name),
+                 obj.removesuffix(".prototype"))
+
+
 def _ts(tag: str, node: Node, caps: Captures, src: bytes) -> Found | None:
     if tag == "assigned":
         return _js_assigned(node, caps, src)
+    if tag == "member":
+        return _js_member(node, caps, src)
+    if tag == "wrapped":
+        return _js_wrapped(node, caps, src)
     name = name_node(node, caps)
     if name is None:
         return None
@@ -96,11 +135,25 @@ _JS_COMMON = """
   left: (member_expression object: (_) @object property: (property_identifier) @name)
   right: [(function_expression) (generator_function) (arrow_function) (assignment_expression)]
   @value) @def.assigned
+(arguments (function_expression name: (identifier) @name) @def.function)
+(return_statement (function_expression name: (identifier) @name) @def.function)
+(pair value: (function_expression name: (identifier) @name) @def.function)
+(parenthesized_expression (function_expression name: (identifier) @name) @def.function)
+(variable_declarator name: (identifier) @object value: (object [
+  (pair key: [(property_identifier) (string)] @name
+        value: [(arrow_function) (function_expression) (generator_function)]) @def.member
+  (method_definition name: [(property_identifier) (string)] @name) @def.member]))
+(assignment_expression left: (_) @object right: (object [
+  (pair key: [(property_identifier) (string)] @name
+        value: [(arrow_function) (function_expression) (generator_function)]) @def.member
+  (method_definition name: [(property_identifier) (string)] @name) @def.member]))
 """
 
 _JAVASCRIPT = (
     _JS_COMMON
     + """
+(variable_declarator name: (identifier) @name value: (parenthesized_expression) @value)
+  @def.wrapped
 (class_declaration name: (identifier) @name) @def.class
 (class_body
   (field_definition property: (property_identifier) @name
@@ -111,12 +164,19 @@ _JAVASCRIPT = (
 _TYPESCRIPT = (
     _JS_COMMON
     + """
+(variable_declarator
+  name: (identifier) @name
+  value: [(parenthesized_expression) (as_expression) (satisfies_expression)
+          (non_null_expression)] @value) @def.wrapped
 (function_signature name: (identifier) @name) @def.function
 (class_declaration name: (type_identifier) @name) @def.class
 (abstract_class_declaration name: (type_identifier) @name) @def.class
 (class_body
   (abstract_method_signature name: [(property_identifier) (private_property_identifier)] @name)
   @def.method)
+(ambient_declaration (class_declaration body: (class_body
+  (method_signature name: [(property_identifier) (private_property_identifier)] @name)
+  @def.method)))
 (class_body
   (public_field_definition name: [(property_identifier) (private_property_identifier)] @name
                            value: [(arrow_function) (function_expression)]) @def.method)
@@ -129,8 +189,15 @@ _TYPESCRIPT = (
 """
 )
 
+# `<T>f` casts exist in TypeScript only: in TSX they would be JSX. A class's method signatures
+# are its methods only in a declaration (`declare class`, .d.ts): elsewhere they are the
+# overloads of a method defined right below them.
+_TS_ONLY = """
+(variable_declarator name: (identifier) @name value: (type_assertion) @value) @def.wrapped
+"""
+
 SPECS: dict[str, Spec] = {
-    "typescript": Spec(_TYPESCRIPT, _ts),
+    "typescript": Spec(_TYPESCRIPT + _TS_ONLY, _ts),
     "tsx": Spec(_TYPESCRIPT, _ts),
     "javascript": Spec(_JAVASCRIPT, _ts),
 }

@@ -1,14 +1,15 @@
-"""Dependencies a project declares in its package manifests: npm, pip, SPM, Gradle and Cargo.
+"""Dependencies a project declares in its package manifests: npm, pip, SPM, Gradle, Cargo,
+Go modules, RubyGems (Gemfile, .gemspec), Composer and Maven.
 
 `parse_manifest` never raises. Broken JSON or TOML, wrong types, binary or huge files give
 whatever could still be read plus one message naming the problems; `parse_manifest_strict`
-is the variant that raises `ManifestError`. Swift and Gradle build scripts are programs, so
-they are read with patterns, not parsers: good enough for the declarations people write.
+is the variant that raises `ManifestError`. Swift, Gradle and Ruby build scripts are programs,
+so they are read with patterns, not parsers: good enough for the declarations people write.
 
 Modules, one concept each: model (Package, ManifestError, normalize_name), tolerant (typed
 reads of JSON and TOML data, TOML salvage), scripts (comment and bracket scanning for build
 scripts), and one per manager family: npm, pip (pyproject.toml, setup.cfg, requirements
-files), cargo, spm, gradle.
+files), cargo, spm, gradle, golang (go.mod), ruby (Gemfile, .gemspec), composer, maven.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from __future__ import annotations
 import re
 
 from solograph.portfolio.manifests.cargo import parse_cargo
+from solograph.portfolio.manifests.composer import parse_composer
+from solograph.portfolio.manifests.golang import parse_gomod
 from solograph.portfolio.manifests.gradle import parse_gradle
+from solograph.portfolio.manifests.maven import parse_pom
 from solograph.portfolio.manifests.model import DEV_GROUPS, ManifestError, Package, normalize_name
 from solograph.portfolio.manifests.npm import parse_npm
 from solograph.portfolio.manifests.pip import (
@@ -25,8 +29,10 @@ from solograph.portfolio.manifests.pip import (
     parse_setup_cfg,
     requirements_dev,
 )
+from solograph.portfolio.manifests.ruby import parse_gemfile, parse_gemspec
 from solograph.portfolio.manifests.spm import parse_spm
 from solograph.portfolio.manifests.tolerant import load_toml
+from solograph.text.secrets import redact
 
 __all__ = [
     "DEV_GROUPS",
@@ -60,6 +66,14 @@ def manifest_kind(filename: str) -> str | None:
         return "gradle"
     if name == "cargo.toml":
         return "cargo"
+    if name == "go.mod":
+        return "go"
+    if name in ("gemfile", "gems.rb") or name.endswith(".gemspec"):
+        return "gem"
+    if name == "composer.json":
+        return "composer"
+    if name == "pom.xml":
+        return "maven"
     return None
 
 
@@ -95,6 +109,14 @@ def parse_manifest(filename: str, text: str | bytes) -> tuple[list[Package], str
         found = parse_spm(text)
     elif kind == "gradle":
         found = parse_gradle(text)
+    elif kind == "go":
+        found = parse_gomod(text, problems)
+    elif kind == "gem":
+        found = parse_gemspec(text) if name.endswith(".gemspec") else parse_gemfile(text)
+    elif kind == "composer":
+        found = parse_composer(text, problems)
+    elif kind == "maven":
+        found = parse_pom(text, problems)
     elif name == "pyproject.toml":
         found = parse_pyproject(load_toml(text, problems), problems)
     elif name == "setup.cfg":
@@ -113,12 +135,13 @@ def parse_manifest_strict(filename: str, text: str | bytes) -> list[Package]:
 
 
 def _summary(problems: list[str]) -> str | None:
+    """The problems in one message, redacted: a problem may quote the manifest's text."""
     if not problems:
         return None
     message = "; ".join(problems[:5])
     if len(problems) > 5:
         message += f"; and {len(problems) - 5} more problems"
-    return message
+    return redact(message)
 
 
 def _dedupe(packages: list[Package]) -> list[Package]:

@@ -14,7 +14,7 @@ DEV_GROUPS = frozenset({
 
 @dataclass(frozen=True, slots=True)
 class Package:
-    manager: str  # "npm" | "pip" | "spm" | "gradle" | "cargo"
+    manager: str  # npm | pip | spm | gradle | cargo | go | gem | composer | maven
     name: str  # normalized, see normalize_name
     spec: str  # version constraint as written, "" when none, or "path:…", "git:…", "url:…"
     dev: bool  # dev, test or build-only dependency

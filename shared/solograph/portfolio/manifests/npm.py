@@ -6,7 +6,7 @@ import json
 import re
 
 from solograph.portfolio.manifests.model import Package
-from solograph.portfolio.manifests.tolerant import get_typed, type_name
+from solograph.portfolio.manifests.tolerant import MAX_NESTING, get_typed, too_deep, type_name
 
 _NPM_SECTIONS = (("dependencies", False), ("peerDependencies", False),
                  ("optionalDependencies", False), ("devDependencies", True))
@@ -16,6 +16,9 @@ _JSON_PAIR_RE = re.compile(_JSON_STR + r"\s*:\s*" + _JSON_STR)
 
 
 def parse_npm(text: str, problems: list[str]) -> list[Package]:
+    if too_deep(text):
+        problems.append(f"nested deeper than {MAX_NESTING} levels: read with patterns")
+        return _npm_salvage(text)
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:

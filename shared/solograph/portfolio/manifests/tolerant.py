@@ -5,7 +5,23 @@ from __future__ import annotations
 
 import re
 import tomllib
+from itertools import accumulate
 from typing import Any
+
+# JSON and TOML nested deeper than this are not given to their parsers (which recurse):
+# real manifests nest a handful of levels.
+MAX_NESTING = 64
+_OPENERS = str.maketrans({"[": "+", "{": "+", "]": "-", "}": "-"})
+
+
+def too_deep(text: str) -> bool:
+    """Brackets nested past MAX_NESTING (strings not told apart: an upper bound will do)."""
+    brackets = "".join(c for c in text if c in "[]{}") if len(text) < 4096 else re.sub(
+        r"[^\[\]{}]+", "", text)
+    if len(brackets) <= MAX_NESTING:
+        return False
+    steps = brackets.translate(_OPENERS)
+    return max(accumulate(1 if c == "+" else -1 for c in steps)) > MAX_NESTING
 
 
 def type_name(value: object) -> str:
@@ -44,10 +60,13 @@ _TOML_ERROR_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
 
 def load_toml(text: str, problems: list[str]) -> dict:
-    try:
-        return tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError) as exc:
-        problems.append(f"invalid TOML: {exc}")
+    if too_deep(text):
+        problems.append(f"nested deeper than {MAX_NESTING} levels: read table by table")
+    else:
+        try:
+            return tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, RecursionError) as exc:
+            problems.append(f"invalid TOML: {exc}")
     # Salvage table by table, so a typo under [tool.black] keeps [project] readable.
     merged: dict = {}
     chunks = re.split(r"\n(?=\[)", "\n" + text)
@@ -59,6 +78,8 @@ def load_toml(text: str, problems: list[str]) -> dict:
 
 
 def _load_toml_chunk(chunk: str) -> dict | None:
+    if too_deep(chunk):
+        return None
     lines = chunk.split("\n")
     for _ in range(8):
         try:

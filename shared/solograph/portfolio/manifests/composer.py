@@ -1,0 +1,52 @@
+"""PHP: `require` and `require-dev` of composer.json (platform entries such as `php` and
+`ext-json` are the runtime, not packages), salvaged with patterns when the JSON is broken."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from solograph.portfolio.manifests.model import Package
+from solograph.portfolio.manifests.tolerant import MAX_NESTING, get_typed, too_deep, type_name
+
+_SECTIONS = (("require", False), ("require-dev", True))
+_JSON_STR = r'"((?:[^"\\\n]|\\.)*)"'
+_SECTION_RE = re.compile(r'"(require|require-dev)"\s*:\s*\{([^{}]*)')
+_PAIR_RE = re.compile(_JSON_STR + r"\s*:\s*" + _JSON_STR)
+
+
+def _platform(name: str) -> bool:
+    return "/" not in name  # php, hhvm, ext-*, lib-*, composer-plugin-api
+
+
+def parse_composer(text: str, problems: list[str]) -> list[Package]:
+    if too_deep(text):
+        problems.append(f"nested deeper than {MAX_NESTING} levels: read with patterns")
+        return _salvage(text)
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        problems.append(f"invalid JSON: {exc}")
+        return _salvage(text)
+    if not isinstance(data, dict):
+        problems.append(f"expected a JSON object, got {type_name(data)}")
+        return []
+    out = []
+    for section, dev in _SECTIONS:
+        for name, spec in get_typed(data, section, dict, section, problems).items():
+            if not isinstance(spec, str):
+                problems.append(f"{section}.{name}: expected string, got {type_name(spec)}")
+            elif not _platform(name):
+                out.append(Package("composer", name.strip().lower(), spec.strip(), dev))
+    return out
+
+
+def _salvage(text: str) -> list[Package]:
+    out = []
+    for m in _SECTION_RE.finditer(text):
+        dev = m.group(1) == "require-dev"
+        for pair in _PAIR_RE.finditer(m.group(2)):
+            name = pair.group(1).strip().lower()
+            if not _platform(name):
+                out.append(Package("composer", name, pair.group(2).strip(), dev))
+    return sorted(out, key=lambda p: p.dev)
