@@ -206,7 +206,7 @@ def test_expand_sums_one_over_rank_and_skips_catalogs_and_templates(tmp_path):
     assert got == {"wiki/hub.md": 1.5, "wiki/x.md": 1.0, "wiki/y.md": round(1 / 2 + 1 / 3, 3)}
 
 
-@pytest.mark.parametrize("query", ['NEAR("x" OR) *draw', "AND OR NOT", "title:recipe",
+@pytest.mark.parametrize("query", ['NEAR("x" OR) *draw', "AND recipe OR NOT", "title:recipe",
                                    '"unbalanced', "recipe*", "(box"])
 def test_fts_syntax_is_just_words(settings, query):
     reads.kb_search(settings, query)
@@ -216,6 +216,14 @@ def test_fts_syntax_is_just_words(settings, query):
 def test_no_words_is_a_bad_query(settings, query):
     with pytest.raises(BadQuery):
         reads.kb_search(settings, query)
+
+
+@pytest.mark.parametrize("query", ["the and of", "How do we?", "что это и как", "AND OR NOT"])
+def test_only_common_words_is_nothing_searchable(settings, query):
+    with pytest.raises(BadQuery) as err:
+        reads.kb_search(settings, query)
+    assert "nothing searchable" in err.value.message and err.value.hint
+    assert reads.kb_search(settings, query + " density")["results"]
 
 
 def test_get_a_page_or_a_section(settings):

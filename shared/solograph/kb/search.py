@@ -14,11 +14,12 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 
+from solograph.errors import BadQuery
 from solograph.kb.aliases import AliasTable
 from solograph.kb.names import covered, grade, names_of
 from solograph.kb.score import scored, section_of
 from solograph.text.spelling import RARE, doc_count, respell
-from solograph.text.tokens import fts_term, query_terms, stem, words
+from solograph.text.tokens import STOPWORDS, fts_term, query_terms, stem, words
 
 MAX_LIMIT = 50
 SNIPPET = 240
@@ -50,6 +51,12 @@ class Query:
 
 
 def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query:
+    found = words(text)
+    if found and all(w in STOPWORDS for w in found):
+        # Searched as words they match nearly every page, and any ten pages are no answer.
+        raise BadQuery(f"nothing searchable was asked: {text.strip()!r} holds only words "
+                       "too common to search", hint='name the topic: "privacy architecture", '
+                       '"how do we sandbox agents"')
     query = Query(text, query_terms(text, prose=True))
     spelled = list(query.stems)
     for term in query.stems:
