@@ -4,6 +4,9 @@ reads from what the KB already says."""
 from __future__ import annotations
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solograph import reads
 from solograph.config import Settings
@@ -29,8 +32,28 @@ def test_a_bad_table_is_an_error_naming_the_file(text):
 
 
 def test_yaml_round_trip():
-    groups = [["песочница", "sandbox"], ["a, b", "c: d", "plain"]]
-    assert parse(to_yaml(groups)) == groups
+    groups = [["песочница", "sandbox"], ["a, b", "c: d", "plain"],
+              ["What is it?", "#tag", '"quoted"', "it's", "- dash", "[x]", "{y}", "yes", "1.0"]]
+    text = to_yaml(groups)
+    assert parse(text) == groups
+    assert text.splitlines()[0] == "- [песочница, sandbox]"
+
+
+MEMBER = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(MEMBER, max_size=5), max_size=6))
+def test_generated_members_round_trip(groups):
+    text = to_yaml(groups)
+    expected = []
+    for group in groups:
+        members = [m for m in dict.fromkeys(" ".join(m.split()) for m in group) if m]
+        if len(members) >= 2:
+            expected.append(members)
+    assert yaml.safe_load(text) in (None, expected)
+    assert parse(text) == expected  # what a search loads: never a config error
+    assert len(text.splitlines()) == len(expected)  # one group a line
 
 
 def test_suggestions_from_frontmatter_catalog_labels_and_headings(tmp_path):
