@@ -13,6 +13,10 @@ Three suites run the same cases: `kb` with the hand-kept alias tables in evals/k
 (the configuration a user has), `kb-noalias` without any, and `kb-suggested` with the groups
 `kb-aliases --suggest` proposes from each wiki itself. Needs SOLOGRAPH_CORPORA (skipped
 otherwise).
+
+A fourth, `kb-bilingual`, runs evals/kb_bilingual.jsonl (each Russian title should find its
+English twin) over the bilingual wiki laid out as `kb: pages: wiki-en/` with wiki-ru/ beside
+it, with the groups `kb-aliases --suggest` proposes there.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from evals.scoring import Case, QueryRefused, Unavailable
 
 EVALS = Path(__file__).resolve().parent
 CASES = EVALS / "kb.jsonl"
+BILINGUAL = EVALS / "kb_bilingual.jsonl"
 ALIASES = EVALS / "kb_aliases"
 LIMIT = 20
 
@@ -60,6 +65,19 @@ def layout_ekgardt(src: Path, root: Path) -> tuple[Path, Path]:
         (root / "knowledge" / entry.name).symlink_to(entry)
     (root / ".solograph.yaml").write_text("kb:\n  pages: knowledge/\n", encoding="utf-8")
     return root, root / "knowledge"
+
+
+def layout_21ideas_en(src: Path, root: Path) -> tuple[Path, Path]:
+    """The bilingual wiki with the English one as the wiki (`kb: pages: wiki-en/`) and its
+    Russian twin beside it, as a bilingual vault often is."""
+    root.mkdir(parents=True)
+    (root / "wiki-en").mkdir()  # a real folder, so the alias table can be written in it
+    for entry in (src / "wiki-en").iterdir():
+        (root / "wiki-en" / entry.name).symlink_to(entry)
+    for name in ("wiki-ru", "raw", "docs", "README.md", "CLAUDE.md"):
+        (root / name).symlink_to(src / name)
+    (root / ".solograph.yaml").write_text("kb:\n  pages: wiki-en/\n", encoding="utf-8")
+    return root, root / "wiki-en"
 
 
 KBS = {"21ideas": ("21ideas-wiki", layout_21ideas), "ekgardt": ("ekgardt-llm-wiki",
@@ -97,14 +115,14 @@ class KbRunner:
         return found
 
 
-def _open(aliases: str, log: Log) -> Iterator[KbRunner]:
+def _open(aliases: str, log: Log, kbs: dict = KBS) -> Iterator[KbRunner]:
     from solograph import jobs, reads
     from solograph.config import Settings
 
     src = corpora() / "wiki"
     with tempfile.TemporaryDirectory(prefix="solograph-kb-eval-") as tmp:
         settings = {}
-        for name, (folder, layout) in KBS.items():
+        for name, (folder, layout) in kbs.items():
             root, wiki = layout(src / folder, Path(tmp) / name)
             s = Settings(home=Path(tmp) / "home", kb_path=root)
             report = jobs.index_kb(s)
@@ -133,3 +151,8 @@ def open_runner_noalias(log: Log = print) -> Iterator[KbRunner]:
 @contextmanager
 def open_runner_suggested(log: Log = print) -> Iterator[KbRunner]:
     yield from _open("suggested", log)
+
+
+@contextmanager
+def open_runner_bilingual(log: Log = print) -> Iterator[KbRunner]:
+    yield from _open("suggested", log, {"21ideas": ("21ideas-wiki", layout_21ideas_en)})

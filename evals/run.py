@@ -78,6 +78,9 @@ SUITES: dict[str, Suite] = {
               "the same KB cases without any alias table"),
         Suite("kb-suggested", kb.CASES, kb.open_runner_suggested,
               "the same KB cases with the groups `kb-aliases --suggest` proposes"),
+        Suite("kb-bilingual", kb.BILINGUAL, kb.open_runner_bilingual,
+              "Russian titles find their English twin, `pages: wiki-en/` with wiki-ru/ "
+              "beside it, with the groups `kb-aliases --suggest` proposes"),
     )
 }
 

@@ -122,7 +122,7 @@ def aliases_answer(kb: KbIndex, *, suggested: bool = False) -> dict:
     file = aliases.aliases_path(kb.root, kb.layout.pages)
     answer: dict = {"file": str(file), "groups": len(table)}
     if suggested:
-        found = suggest.suggest(kb.conn, table)
+        found = suggest.suggest(kb.conn, table, root=kb.root, layout=kb.layout)
         answer["suggested"] = found
         answer["yaml"] = aliases.to_yaml([s["group"] for s in found])
     else:

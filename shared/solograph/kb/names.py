@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from solograph.text.tokens import STOPWORDS, stem, words
 
 MIN_PREFIX = 3  # a shorter query word extends no title word
+STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
 _PARTS = re.compile(r"^\s*([^()]+?)\s*\(([^()]+)\)\s*$")
 _ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?/|/|\.html?$|^#", re.IGNORECASE)
 

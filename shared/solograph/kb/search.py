@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from solograph.errors import BadQuery
 from solograph.kb.aliases import AliasTable
-from solograph.kb.names import covered, grade, names_of
+from solograph.kb.names import STOP_STEMS, covered, grade, names_of
 from solograph.kb.score import scored, section_of
 from solograph.text.spelling import RARE, doc_count, respell
 from solograph.text.tokens import STOPWORDS, fts_term, query_terms, stem, words
@@ -67,7 +67,10 @@ def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query
             query.respelled[term] = alt
             spelled.append(alt)
     alternatives = [(t,) for t in spelled]
-    for member, target in table.expand(spelled).items():
+    # Members are matched with their small words ("Война за размер блока"), which the
+    # search itself drops.
+    every = spelled + [stem(w) for w in found if w in STOPWORDS]
+    for member, target in table.expand(every).items():
         query.aliases[" ".join(member)] = " ".join(target)
         alternatives.append(target)
     query.alternatives = list(dict.fromkeys(alternatives))
@@ -110,10 +113,7 @@ def rank(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
     ranked = scored(conn, query, scope, limit)
     readings = [set(query.stems)]
     if query.aliases:
-        swapped = set(query.stems)
-        for member, target in query.aliases.items():
-            swapped = (swapped - set(member.split())) | set(target.split())
-        readings.append(swapped)
+        readings.append(translated(query))
     everything = set(query.prefixes)
     found = names_of(conn, [doc for doc, _ in ranked])
     for doc, s in ranked:
@@ -122,6 +122,19 @@ def rank(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
     graded = sorted((grade(found[doc], readings, everything) if doc in found else (3, 0, 0),
                      s.total, doc) for doc, s in ranked)
     return [(doc, total) for _, total, doc in graded[:limit]]
+
+
+def translated(query: Query) -> set[str]:
+    """The query's words with each alias member replaced by its group's last member, longest
+    members first: "Приватность в Биткоине" reads as "privacy", not as "privacy bitcoin"
+    through the shorter member "Биткоин"."""
+    out, used = set(query.stems), set()
+    for member, target in sorted(query.aliases.items(), key=lambda a: -len(a[0].split())):
+        words_of = set(member.split())
+        if not words_of & used:
+            used |= words_of
+            out = (out - words_of) | {t for t in target.split() if t not in STOP_STEMS}
+    return out
 
 
 def interleave(lanes: list[list[tuple[int, float]]], limit: int) -> list[tuple[int, float, int]]:
