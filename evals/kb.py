@@ -16,7 +16,9 @@ otherwise).
 
 A fourth, `kb-bilingual`, runs evals/kb_bilingual.jsonl (each Russian title should find its
 English twin) over the bilingual wiki laid out as `kb: pages: wiki-en/` with wiki-ru/ beside
-it, with the groups `kb-aliases --suggest` proposes there.
+it, with the groups `kb-aliases --suggest` proposes there. A fifth, `kb-aliasnames`, runs the same
+cases with no table, each English page naming its twin's Russian title in its frontmatter
+`aliases:` instead.
 """
 
 from __future__ import annotations
@@ -74,6 +76,34 @@ def layout_21ideas_en(src: Path, root: Path) -> tuple[Path, Path]:
     (root / "wiki-en").mkdir()  # a real folder, so the alias table can be written in it
     for entry in (src / "wiki-en").iterdir():
         (root / "wiki-en" / entry.name).symlink_to(entry)
+    for name in ("wiki-ru", "raw", "docs", "README.md", "CLAUDE.md"):
+        (root / name).symlink_to(src / name)
+    (root / ".solograph.yaml").write_text("kb:\n  pages: wiki-en/\n", encoding="utf-8")
+    return root, root / "wiki-en"
+
+
+def layout_21ideas_en_aliased(src: Path, root: Path) -> tuple[Path, Path]:
+    """The `pages: wiki-en/` layout where each English page names its Russian twin's title in
+    its frontmatter `aliases:`, as bilingual vaults do, and no alias table is kept."""
+    import json
+    import re
+
+    from evals.make_bilingual_cases import russian_title
+
+    root.mkdir(parents=True)
+    for path in sorted((src / "wiki-en").rglob("*")):
+        rel = path.relative_to(src / "wiki-en")
+        out = root / "wiki-en" / rel
+        if path.is_dir():
+            continue
+        out.parent.mkdir(parents=True, exist_ok=True)
+        twin = src / "wiki-ru" / rel
+        name = russian_title(twin) if path.suffix == ".md" and twin.is_file() else ""
+        text = path.read_text(encoding="utf-8")
+        if name and text.startswith("---\n"):
+            text = re.sub(r"^aliases:.*\n", "", text, flags=re.M)
+            text = "---\naliases: " + json.dumps([name], ensure_ascii=False) + "\n" + text[4:]
+        out.write_text(text, encoding="utf-8")
     for name in ("wiki-ru", "raw", "docs", "README.md", "CLAUDE.md"):
         (root / name).symlink_to(src / name)
     (root / ".solograph.yaml").write_text("kb:\n  pages: wiki-en/\n", encoding="utf-8")
@@ -156,3 +186,8 @@ def open_runner_suggested(log: Log = print) -> Iterator[KbRunner]:
 @contextmanager
 def open_runner_bilingual(log: Log = print) -> Iterator[KbRunner]:
     yield from _open("suggested", log, {"21ideas": ("21ideas-wiki", layout_21ideas_en)})
+
+
+@contextmanager
+def open_runner_aliasnames(log: Log = print) -> Iterator[KbRunner]:
+    yield from _open("none", log, {"21ideas": ("21ideas-wiki", layout_21ideas_en_aliased)})

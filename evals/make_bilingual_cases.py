@@ -29,6 +29,16 @@ def title_of(path: Path) -> str:
     return found.group(1).strip() if found else ""
 
 
+def russian_title(path: Path) -> str:
+    """A Russian page's title, by its Russian half when written in both languages; '' when
+    it holds no Cyrillic letter."""
+    title = title_of(path)
+    both = BOTH.match(title)
+    if both and CYRILLIC.search(both.group(1)) and not CYRILLIC.search(both.group(2)):
+        title = both.group(1)
+    return title if CYRILLIC.search(title) else ""
+
+
 def main() -> int:
     corpora = Path(os.environ.get("SOLOGRAPH_CORPORA", ROOT.parent / "shared" / "corpora"))
     src = corpora / "wiki" / "21ideas-wiki"
@@ -38,11 +48,8 @@ def main() -> int:
         en = src / "wiki-en" / rel
         if ru.name == "index.md" or not en.is_file():
             continue
-        title = title_of(ru)
-        both = BOTH.match(title)
-        if both and CYRILLIC.search(both.group(1)) and not CYRILLIC.search(both.group(2)):
-            title = both.group(1)
-        if not CYRILLIC.search(title):
+        title = russian_title(ru)
+        if not title:
             continue
         n += 1
         print(json.dumps({

@@ -81,6 +81,9 @@ SUITES: dict[str, Suite] = {
         Suite("kb-bilingual", kb.BILINGUAL, kb.open_runner_bilingual,
               "Russian titles find their English twin, `pages: wiki-en/` with wiki-ru/ "
               "beside it, with the groups `kb-aliases --suggest` proposes"),
+        Suite("kb-aliasnames", kb.BILINGUAL, kb.open_runner_aliasnames,
+              "the same, no table: each English page lists its twin's Russian title in "
+              "its frontmatter aliases"),
     )
 }
 
