@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 # Names weigh half as much again as the best section, since a page is looked up by its name.
 NAMES = "1.5 * (bm25(docs_fts, 2.0, 0.0, 0.0) + bm25(docs_fts, 0.0, 2.0, 0.0))"
 SECTION_WEIGHTS = "2.0, 1.0"  # heading, text
-SECTIONS_PER_HIT = 10  # sections read per result asked for, to find the pages they hold
+SECTIONS_PER_HIT = 5  # sections read per result asked for, to find the pages they hold
+SECTIONS_READ = 20  # sections read per result asked for, for the best section of each page
+NAMES_READ = 20  # pages read by their names per result asked for
 
 
 @dataclass
@@ -45,36 +47,33 @@ class Scored:
 def scored(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
            ) -> list[tuple[int, Scored]]:
     """The candidates: the best 2 x limit pages by their names and the pages of the best
-    SECTIONS_PER_HIT x limit sections, each with the parts of its score."""
+    SECTIONS_PER_HIT x limit sections, each with the parts of its score. Each query is
+    bounded; a page past a bound scores 0 for that part, being below every page kept there.
+    A MATCH is never narrowed by a list of rowids: FTS5 runs the whole query again for each
+    one (27 ms where reading every match takes 1)."""
     where = f"AND {scope.where}" if scope.where else ""
-    out: dict[int, Scored] = {}
-    for (doc,) in conn.execute(
-            f"SELECT d.id FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid "
-            f"WHERE docs_fts MATCH ? {where} ORDER BY bm25(docs_fts, 1.0, 1.0, 0.0), d.path "
-            "LIMIT ?", ("{title meta}: (" + query.match + ")", *scope.params, 2 * limit)):
-        out[doc] = Scored()
-    for doc, sid, r in conn.execute(
+    names: dict[int, float] = {}
+    for doc, r in conn.execute(
+            f"SELECT d.id, {NAMES} AS r FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid "
+            f"WHERE docs_fts MATCH ? {where} ORDER BY r, d.path LIMIT ?",
+            (query.match, *scope.params, NAMES_READ * limit)):
+        names[doc] = r
+    out = {doc: Scored(names=r) for doc, r in list(names.items())[:2 * limit] if r < 0}
+    best: dict[int, tuple[int, float]] = {}
+    for i, (doc, sid, r) in enumerate(conn.execute(
             f"SELECT s.doc, s.id, bm25(sections_fts, {SECTION_WEIGHTS}) AS r FROM sections_fts "
             "JOIN sections s ON s.id = sections_fts.rowid JOIN docs d ON d.id = s.doc "
             f"WHERE sections_fts MATCH ? {where} ORDER BY r LIMIT ?",
-            (query.match, *scope.params, SECTIONS_PER_HIT * limit)):
-        hit = out.setdefault(doc, Scored())
-        if hit.section_id is None:
-            hit.section, hit.section_id = r, sid
-    if not out:
-        return []
-    # Over the whole query, not the names alone: a word's rarity is over whole pages.
-    ids = list(out)
-    for doc, names in conn.execute(
-            f"SELECT rowid, {NAMES} FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN "
-            f"({','.join('?' * len(ids))})", (query.match, *ids)):
-        out[doc].names = names
-    for doc, s in out.items():
-        if s.section_id is None:
-            found = section_of(conn, query.match, doc)
-            if found:
-                s.section_id, s.section = found
-    _cover(conn, query, out)
+            (query.match, *scope.params, SECTIONS_READ * limit))):
+        best.setdefault(doc, (sid, r))
+        if i < SECTIONS_PER_HIT * limit and doc not in out:
+            out[doc] = Scored(names=names.get(doc, 0.0))
+    for doc, s in out.items():  # a page found by its names alone keeps section 0
+        if doc in best:
+            s.section_id, s.section = best[doc]
+    if out:
+        _cover(conn, query, out)
+    query.sections.update({doc: s.section_id for doc, s in out.items() if s.section_id})
     return sorted(out.items(), key=lambda x: (x[1].total, x[0]))
 
 
@@ -86,13 +85,14 @@ def _holds(text: str, term: str) -> bool:
 
 
 def _weights(conn: sqlite3.Connection, query: Query) -> dict[str, float]:
-    """Each query word's inverse document frequency over the pages."""
-    total = conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0] or 1
-    out = {}
-    for term in query.stems:
-        n = doc_count(conn, "docs_fts", term, cap=total)
-        out[term] = math.log(1 + (total - n + 0.5) / (n + 0.5))
-    return out
+    """Each query word's inverse document frequency over the pages (once per query: every
+    lane asks)."""
+    if not query.weights:
+        total = conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0] or 1
+        for term in query.stems:
+            n = doc_count(conn, "docs_fts", term, cap=total)
+            query.weights[term] = math.log(1 + (total - n + 0.5) / (n + 0.5))
+    return query.weights
 
 
 def _cover(conn: sqlite3.Connection, query: Query, out: dict[int, Scored]) -> None:

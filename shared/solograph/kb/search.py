@@ -33,6 +33,9 @@ class Query:
     respelled: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)  # member -> last member, as stems
     alternatives: list[tuple[str, ...]] = field(default_factory=list)  # OR of AND-groups
+    # doc -> its best section, found while ranking: a hit names it without searching again
+    sections: dict[int, int] = field(default_factory=dict, repr=False)
+    weights: dict[str, float] = field(default_factory=dict, repr=False)  # rarity of each stem
 
     @property
     def match(self) -> str:
@@ -176,7 +179,8 @@ def result(conn: sqlite3.Connection, query: Query, doc: int, score: float) -> di
 
 def best_section(conn: sqlite3.Connection, query: Query, doc: int) -> sqlite3.Row | None:
     """The page's section that matches best; its first when only the title or summary did."""
-    found = section_of(conn, query.match, doc)
+    found = (query.sections[doc],) if doc in query.sections else \
+        section_of(conn, query.match, doc)
     if found is None:
         found = conn.execute("SELECT MIN(id) FROM sections WHERE doc = ?", (doc,)).fetchone()
         if found[0] is None:
