@@ -32,7 +32,9 @@ from solograph.text.tokens import fts_term, query_terms, stem, words
 
 MAX_LIMIT = 100
 MATCH = ("phrase", "phrase", "all", "respelled", "some")
-NEAR_CHUNKS = 400  # chunks holding every word read for the one-message test, at most
+NEAR_CHUNKS = 400  # chunks holding every word looked at for the one-message test, at most
+NEAR_SESSIONS = 3  # sessions looked at per result asked for
+NEAR_READ = 3  # chunks of one session whose messages are read
 # What the user typed counts more than what was said back: people remember what they asked.
 BM25 = "bm25(chunks_fts, 3.0, 1.0)"
 
@@ -129,7 +131,10 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10,
         return (0 if session in whole else 1 if session in phrased else
                 2 if session in as_written else 3 if session in either else 4)
 
-    near = _near(conn, terms, either, owner)
+    # Closeness only reorders sessions within a pass: look at those that can reach the answer.
+    contenders = {x for _, _, x in sorted((tier(x), r, x) for x, (r, _) in best.items()
+                                          if x in either)[:NEAR_SESSIONS * limit]}
+    near = _near(conn, terms, contenders, owner)
     for session, chunk in near.items():  # show the place where the words meet
         if chunk is not None:
             best[session] = (best[session][0], chunk)
@@ -168,7 +173,7 @@ def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int],
     out: dict[int, int | None] = {}
     for session, ids in chunks.items():
         out[session] = None
-        for chunk in ids:
+        for chunk in ids[:NEAR_READ]:
             if any(all(any(holds(words, x) for x in terms.spellings(s)) for s in terms.stems)
                    for (words,) in conn.execute("SELECT words FROM entries WHERE chunk = ?",
                                                 (chunk,))):
