@@ -33,8 +33,9 @@ from common import (  # noqa: E402
     summarize,
     work_dir,
 )
-from solograph import jobs, reads  # noqa: E402
+from solograph import reads  # noqa: E402
 from solograph.config import Settings  # noqa: E402
+from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from tests.support.procs import (  # noqa: E402
     free_port,
     process,
@@ -75,8 +76,8 @@ def build_index(args: argparse.Namespace) -> tuple[Settings, list[str]]:
     home = base / "home"
     shutil.rmtree(home, ignore_errors=True)
     settings = Settings(home=home, scan_paths=(repos,))
-    jobs.refresh_registry(settings)
-    log(jobs.scan_portfolio(settings)["summary"])
+    refresh_registry(settings)
+    log(scan_portfolio(settings)["summary"])
     rng = random.Random(7)
     names = [n[0] for r in catalog["repos"] for n in r["names"]]
     queries = []
@@ -186,7 +187,7 @@ def main() -> int:
     if shutil.which("redis-server"):
         with redis_server() as url:
             wenv = {**env, "SOLOGRAPH_REDIS_URL": url}
-            with process(solograph_cmd("worker", "-Q", "scan", "-c", "2"), env=wenv,
+            with process(solograph_cmd("worker", "-Q", "portfolio", "-c", "2"), env=wenv,
                          log=logs / "worker.log") as worker, \
                     process(solograph_cmd("beat"), env=wenv, log=logs / "beat.log") as beat:
                 time.sleep(8)

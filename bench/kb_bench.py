@@ -137,9 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
-    from solograph import jobs, reads
+    from solograph import reads
     from solograph.config import Settings
     from solograph.kb import memgate
+    from solograph.kb.sync import index_kb
+    from solograph.portfolio.sync import refresh_registry, scan_portfolio
 
     base = work_dir(f"kb-{args.pages}p-{args.seed}")
     remove_tree(base)
@@ -149,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     home = base / "home"
     settings = Settings(home=home, kb_path=kb_root, scan_paths=(base / "projects",))
     started = time.perf_counter()
-    report = jobs.index_kb(settings)
+    report = index_kb(settings)
     full_index_s = time.perf_counter() - started
     log(f"kb: {report['summary']}")
 
@@ -174,8 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     search = summarize(search_ms)
 
     repo = make_project(base)
-    jobs.refresh_registry(settings)
-    jobs.scan_portfolio(settings)
+    refresh_registry(settings)
+    scan_portfolio(settings)
     exe = Path(sys.executable).parent / "solograph"
     cmd = [str(exe), "hook", "--kb-path", str(kb_root)]
     env = {**os.environ, "SOLOGRAPH_HOME": str(home)}

@@ -38,9 +38,10 @@ import portfolio_gen
 
 import common
 from common import Figure, log, timed
-from solograph import jobs, reads
+from solograph import reads
 from solograph.config import Settings
 from solograph.portfolio.search import search_symbols
+from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph.store import connect_reader
 from solograph.text.tokens import words as split_words
 
@@ -157,7 +158,7 @@ def rg_pattern(text: str) -> str:
 
 def scan_once(settings: Settings) -> tuple[dict, common.Timing]:
     with timed() as t:
-        report = jobs.scan_portfolio(settings)
+        report = scan_portfolio(settings)
     return report, t
 
 
@@ -334,13 +335,13 @@ def profile(label: str, fn, out_dir: Path, top: int = 25) -> None:
 
 def run_profiles(settings: Settings, root: Path, queries: list[Query]) -> None:
     out_dir = common.work_dir("profiles")
-    profile("rescan_nochange", lambda: jobs.scan_portfolio(settings), out_dir)
+    profile("rescan_nochange", lambda: scan_portfolio(settings), out_dir)
     profile("search", lambda: time_searches(settings, queries), out_dir)
     fresh = settings.with_(home=common.work_dir("home-profile"))
     common.remove_tree(fresh.home)
-    jobs.refresh_registry(fresh)
+    refresh_registry(fresh)
     try:
-        profile("full_scan", lambda: jobs.scan_portfolio(fresh), out_dir)
+        profile("full_scan", lambda: scan_portfolio(fresh), out_dir)
     finally:
         common.remove_tree(fresh.home)
 
@@ -367,7 +368,7 @@ def run(args: argparse.Namespace) -> tuple[list[Figure], dict]:
 
     # 1. Full scan into a fresh home.
     with timed() as t_reg:
-        registry = jobs.refresh_registry(settings)
+        registry = refresh_registry(settings)
     log(f"registry: {len(registry['added'])} projects in {t_reg.wall:.2f}s; full scan ...")
     with common.peak_rss() as mem:
         report, t_full = scan_once(settings)

@@ -43,9 +43,10 @@ from pathlib import Path
 
 import common
 from common import Figure, log, timed
-from solograph import jobs, reads
+from solograph import reads
 from solograph.config import Settings
-from solograph.sessions import open_index, sync
+from solograph.sessions.store import open_index
+from solograph.sessions.sync import sync, sync_sessions
 from solograph.text.tokens import words as split_words
 
 GENERATOR_VERSION = 3
@@ -217,7 +218,7 @@ def run(args: argparse.Namespace) -> list[Figure]:
         common.remove_tree(settings.home)
     log("indexing them ...")
     with timed() as t_index:
-        report = jobs.sync_sessions(settings)
+        report = sync_sessions(settings)
     log(f"  {report['summary']} in {t_index.wall:.1f}s")
     on_disk = sum(os.path.getsize(e["path"]) for e in catalog) / (1 << 20)
     figs += [Figure("sessions indexed", report["sessions"], key="sessions"),

@@ -35,10 +35,9 @@ import common
 from common import Figure, log, timed
 from solograph import reads
 from solograph.config import Settings
-from solograph.sources import Document, open_reader, writing
 from solograph.sources import search as source_search
 from solograph.sources.chunks import clock, video_url
-from solograph.sources.store import put, put_video
+from solograph.sources.store import Document, open_reader, put, put_video, writing
 
 SEARCH_P50_TARGET_MS = 50.0
 SEARCH_P99_TARGET_MS = 500.0

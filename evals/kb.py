@@ -24,6 +24,7 @@ cases with no table, each English page naming its twin's Russian title in its fr
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -48,12 +49,21 @@ def corpora() -> Path:
     return Path(raw)
 
 
+def _copy(dst: Path, src: Path) -> None:
+    """A copy of a corpus file or folder inside the KB: a symbolic link would leave the KB
+    folder, and the index never follows one that does."""
+    if src.is_dir():
+        shutil.copytree(src, dst, copy_function=shutil.copy2)
+    else:
+        shutil.copy2(src, dst)
+
+
 def layout_21ideas(src: Path, root: Path) -> tuple[Path, Path]:
     (root / "wiki").mkdir(parents=True)
-    (root / "wiki" / "en").symlink_to(src / "wiki-en")
-    (root / "wiki" / "ru").symlink_to(src / "wiki-ru")
+    _copy(root / "wiki" / "en", src / "wiki-en")
+    _copy(root / "wiki" / "ru", src / "wiki-ru")
     for name in ("raw", "docs", "README.md", "CLAUDE.md"):
-        (root / name).symlink_to(src / name)
+        _copy(root / name, src / name)
     return root, root / "wiki"
 
 
@@ -61,10 +71,10 @@ def layout_ekgardt(src: Path, root: Path) -> tuple[Path, Path]:
     root.mkdir(parents=True)
     for entry in src.iterdir():
         if entry.name != "knowledge":
-            (root / entry.name).symlink_to(entry)
+            _copy(root / entry.name, entry)
     (root / "knowledge").mkdir()  # a real folder, so the alias table can be written in it
     for entry in (src / "knowledge").iterdir():
-        (root / "knowledge" / entry.name).symlink_to(entry)
+        _copy(root / "knowledge" / entry.name, entry)
     (root / ".solograph.yaml").write_text("kb:\n  pages: knowledge/\n", encoding="utf-8")
     return root, root / "knowledge"
 
@@ -73,11 +83,8 @@ def layout_21ideas_en(src: Path, root: Path) -> tuple[Path, Path]:
     """The bilingual wiki with the English one as the wiki (`kb: pages: wiki-en/`) and its
     Russian twin beside it, as a bilingual vault often is."""
     root.mkdir(parents=True)
-    (root / "wiki-en").mkdir()  # a real folder, so the alias table can be written in it
-    for entry in (src / "wiki-en").iterdir():
-        (root / "wiki-en" / entry.name).symlink_to(entry)
-    for name in ("wiki-ru", "raw", "docs", "README.md", "CLAUDE.md"):
-        (root / name).symlink_to(src / name)
+    for name in ("wiki-en", "wiki-ru", "raw", "docs", "README.md", "CLAUDE.md"):
+        _copy(root / name, src / name)
     (root / ".solograph.yaml").write_text("kb:\n  pages: wiki-en/\n", encoding="utf-8")
     return root, root / "wiki-en"
 
@@ -105,7 +112,7 @@ def layout_21ideas_en_aliased(src: Path, root: Path) -> tuple[Path, Path]:
             text = "---\naliases: " + json.dumps([name], ensure_ascii=False) + "\n" + text[4:]
         out.write_text(text, encoding="utf-8")
     for name in ("wiki-ru", "raw", "docs", "README.md", "CLAUDE.md"):
-        (root / name).symlink_to(src / name)
+        _copy(root / name, src / name)
     (root / ".solograph.yaml").write_text("kb:\n  pages: wiki-en/\n", encoding="utf-8")
     return root, root / "wiki-en"
 
@@ -146,8 +153,9 @@ class KbRunner:
 
 
 def _open(aliases: str, log: Log, kbs: dict = KBS) -> Iterator[KbRunner]:
-    from solograph import jobs, reads
+    from solograph import reads
     from solograph.config import Settings
+    from solograph.kb.sync import index_kb
 
     src = corpora() / "wiki"
     with tempfile.TemporaryDirectory(prefix="solograph-kb-eval-") as tmp:
@@ -155,7 +163,7 @@ def _open(aliases: str, log: Log, kbs: dict = KBS) -> Iterator[KbRunner]:
         for name, (folder, layout) in kbs.items():
             root, wiki = layout(src / folder, Path(tmp) / name)
             s = Settings(home=Path(tmp) / "home", kb_path=root)
-            report = jobs.index_kb(s)
+            report = index_kb(s)
             if aliases == "hand":
                 (wiki / "_aliases.yaml").write_text(
                     (ALIASES / f"{name}.yaml").read_text(encoding="utf-8"), encoding="utf-8")

@@ -245,7 +245,7 @@ class PortfolioRunner:
 def open_runner(log: Log = print) -> Iterator[PortfolioRunner]:
     """Fetch (once) and index the pinned projects into a temporary home; yield the runner."""
     from solograph.config import Settings
-    from solograph.jobs import refresh_registry, scan_portfolio
+    from solograph.portfolio.sync import refresh_registry, scan_portfolio
 
     try:
         started = time.perf_counter()

@@ -82,7 +82,7 @@ def corpus() -> Path:
 def open_runner(log: Log = print) -> Iterator[SessionsRunner]:
     """Index the real transcripts into a temporary home; yield the runner."""
     from solograph.config import Settings
-    from solograph.jobs import sync_sessions
+    from solograph.sessions.sync import sync_sessions
 
     root = corpus()
     with tempfile.TemporaryDirectory(prefix="solograph-eval-sessions-") as tmp:

@@ -1,17 +1,17 @@
 """The HTTP API: every read, job submission and /health, behind the request guard.
 
-Reads return the exact bytes of `reads.to_json(answer)`, the same text the CLI prints with
-`--json` and the MCP tools return. Domain errors are translated once, in `_translate`.
+Each index's answers become GET routes (`/v1/...`, from the index description) returning the
+exact bytes of `reads.to_json(answer)`, the same text the CLI prints with `--json` and the MCP
+tools return. Domain errors are translated once, in `_translate`, by the shared status table.
 """
 
+import inspect
 import logging
 import os
 import socket
-import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import redis
 import uvicorn
@@ -25,33 +25,41 @@ from uvicorn.supervisors import Multiprocess
 
 from solograph import __version__, reads, usage
 from solograph.config import Settings
-from solograph.errors import (
-    BadQuery,
-    ConfigError,
-    NotIndexed,
-    QueryTimeout,
-    SolographError,
-    UnknownProject,
-)
-from solograph.store import pending_migrations
+from solograph.errors import BadQuery, ConfigError, SolographError
+from solograph.index import Answer
+from solograph.indexes import all_answers
+from solograph_services.common import health as probes
+from solograph_services.common.errors import status_of
 from solograph_services.common.handoff import Handoff
-from solograph_services.common.jobs import (
-    JOBS,
-    BrokerUnavailable,
-    create_celery,
-    job_status,
-    submit,
-)
-from solograph_services.common.security import Guard, check_bind
+from solograph_services.common.jobs import create_celery, job_status, job_table, submit
+from solograph_services.common.security import Guard, check_bind, log_config
 
 log = logging.getLogger("solograph.api")
 
-STATUS: tuple[tuple[type[SolographError], int], ...] = (
-    (BadQuery, 400), (UnknownProject, 404), (NotIndexed, 404), (QueryTimeout, 504),
-    (ConfigError, 503), (BrokerUnavailable, 503),
-)
 JSON_ANSWER = {200: {"content": {"application/json": {}},
                      "description": "the answer object, compact JSON"}}
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="a code: bad_query, not_indexed, unauthorized, ...")
+    message: str
+    hint: str | None = Field(None, description="the next step, when there is one")
+
+
+# Every answer but 200 that any path may give, in the one error shape: the guard's (401, 403,
+# 413, 421) and the domain errors' (services/common/errors.py).
+ERROR_ANSWERS: dict[int | str, dict] = {
+    code: {"model": ErrorBody, "description": text} for code, text in (
+    (400, "a bad query: the message says what, the hint what to send instead"),
+    (401, "beyond loopback: no valid bearer token"),
+    (403, "a browser page of another origin (SOLOGRAPH_ALLOWED_ORIGINS lists more)"),
+    (404, "an unknown project, or an index not built yet (the hint names the command)"),
+    (413, "a request body over 1 MB"),
+    (421, "a Host this server does not answer for (SOLOGRAPH_ALLOWED_HOSTS lists more)"),
+    (422, "parameters that do not fit the endpoint"),
+    (503, "no broker configured or reachable, or a store that cannot be read"),
+    (504, "the query ran past SOLOGRAPH_QUERY_TIMEOUT_MS"),
+    )}
 
 DESCRIPTION = """Memory for coding agents across a portfolio, over SQLite FTS5.
 
@@ -111,8 +119,7 @@ async def _translate(request: Request, exc: Exception) -> Response:
                                        "hint": "see /docs for this endpoint's parameters"}),
                         status_code=422, media_type="application/json")
     if isinstance(exc, SolographError):
-        status = next((code for cls, code in STATUS if isinstance(exc, cls)), 500)
-        return Response(reads.to_json(exc.to_dict()), status_code=status,
+        return Response(reads.to_json(exc.to_dict()), status_code=status_of(exc),
                         media_type="application/json")
     # The server logs the traceback; the client learns nothing about our internals.
     log.error("internal error on %s %s: %s", request.method, request.url.path,
@@ -121,29 +128,55 @@ async def _translate(request: Request, exc: Exception) -> Response:
                     status_code=500, media_type="application/json")
 
 
-def store_health(path: Path, store: str) -> dict:
-    """Opens the store read-only and migrates nothing: a probe must not write."""
-    out = {"present": path.exists(), "readable": False, "migrations_current": False}
-    if not out["present"]:
-        return out
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
-        try:
-            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-            out["readable"] = True
-            out["migrations_current"] = not pending_migrations(conn, store)
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        pass
-    return out
+JOB_BODIES = ("scan", "index_youtube", "crawl")
+
+
+def read_endpoint(settings: Settings, answer: Answer, handoff: Handoff) -> Callable:
+    """A GET endpoint for one answer: its parameters as query parameters (their OpenAPI
+    descriptions and bounds from the index description), its bytes as the body."""
+    names = {p.http_name: p.name for p in answer.params}
+
+    def endpoint(**query: Any) -> Response:
+        out = reads.read(answer.name, settings, **{names[k]: v for k, v in query.items()})
+        handoff.after(answer.name, out)
+        return _answer(out)
+
+    endpoint.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
+        inspect.Parameter(p.http_name, inspect.Parameter.KEYWORD_ONLY,
+                          annotation=_query_type(p, settings),
+                          default=inspect.Parameter.empty if p.required
+                          else _default(p, settings))
+        for p in answer.params])
+    endpoint.__name__ = answer.name
+    return endpoint
+
+
+def _query_type(p: Any, settings: Settings) -> Any:
+    # Choices stay plain text here: a wrong one is the core's 400 whose hint lists them.
+    kind: Any = p.type
+    if p.name == "limit":
+        return Annotated[int, Query(ge=1, le=settings.max_results, description=p.help)]
+    if p.type is str:
+        q = Query(description=p.help, max_length=p.max_length)
+        return Annotated[kind if p.required else kind | None, q]
+    return Annotated[kind, Query(description=p.help)]
+
+
+def _default(p: Any, settings: Settings) -> Any:
+    return min(p.default, settings.max_results) if p.name == "limit" else p.default
+
+
+def job_endpoint(name: str, queue: Callable[..., Response]) -> Callable:
+    def endpoint(request: Request) -> Response:
+        return queue(request, name)
+    endpoint.__name__ = f"{name}_job"
+    return endpoint
 
 
 def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
     """The API for `settings`. With `celery` given the caller owns it; else, when a broker is
     configured, the lifespan creates the client and closes it on shutdown."""
     check_bind(settings)
-    limit_max = settings.max_results
     # A read that left files unread (its sync budget ran out) queues the job that reads them.
     handoff = Handoff(settings, lambda: getattr(app.state, "celery", None))
 
@@ -164,7 +197,7 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
                 app.state.redis.close()
 
     app = FastAPI(title="solograph", version=__version__, description=DESCRIPTION,
-                  lifespan=lifespan, openapi_tags=[
+                  lifespan=lifespan, responses=ERROR_ANSWERS, openapi_tags=[
                       {"name": "reads", "description": "answers from the local indexes"},
                       {"name": "jobs", "description": "work handed to the worker pool"},
                       {"name": "health", "description": "liveness and readiness"}])
@@ -183,32 +216,15 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
 
     def queue(request: Request, job: str, **kwargs: object) -> Response:
         job_id = submit(broker(request), job, **kwargs)
-        body = {"job": job_id, "queue": JOBS[job].queue}
+        body = {"job": job_id, "queue": job_table()[job].queue}
         return Response(reads.to_json(body), status_code=202, media_type="application/json")
 
-    @app.get("/v1/symbols", tags=["reads"], summary="Find definitions by the words of a name",
-             responses=JSON_ANSWER)
-    def symbols(
-        q: Annotated[str, Query(description='words of a name, e.g. "auth middleware"',
-                                max_length=500)],
-        project: Annotated[str | None, Query(description="only this project")] = None,
-        limit: Annotated[int, Query(ge=1, le=limit_max,
-                                    description="how many hits")] = min(20, limit_max),
-    ) -> Response:
-        return _answer(reads.symbol_search(settings, q, project=project, limit=limit))
-
-    @app.get("/v1/project_info", tags=["reads"],
-             summary="One project (explain, deps) or the portfolio (stats, shared, dupes, "
-                     "projects)", responses=JSON_ANSWER)
-    def project_info(
-        action: Annotated[str, Query(description=" | ".join(reads.PROJECT_ACTIONS))],
-        project: Annotated[str | None, Query(description="for explain and deps")] = None,
-        package: Annotated[str | None, Query(description="for shared: who uses it")] = None,
-        name: Annotated[str | None, Query(description="for dupes: names with these words")]
-        = None,
-    ) -> Response:
-        return _answer(reads.project_info(settings, action, project=project, package=package,
-                                          name=name))
+    for _index, answer in all_answers():
+        if answer.route:
+            app.add_api_route(answer.route, read_endpoint(settings, answer, handoff),
+                              methods=["GET"], tags=["reads"], summary=answer.title,
+                              description=answer.description, responses=JSON_ANSWER,
+                              name=answer.name)
 
     @app.get("/v1/usage", tags=["reads"], responses=JSON_ANSWER,
              summary="Is it useful? The five numbers from the MCP and hook log, then detail")
@@ -217,86 +233,19 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
     ) -> Response:
         return _answer(usage.report(settings, days=days))
 
-    @app.get("/v1/sources", tags=["reads"], responses=JSON_ANSWER,
-             summary="Talks, launches, revenue pages: search, list, tags or related videos")
-    def source_search(
-        q: Annotated[str | None, Query(description='words to find (search), or a video id '
-                                                   '(related), e.g. "pricing tiers"',
-                                       max_length=500)] = None,
-        action: Annotated[str, Query(description="search | list | tags | related")] = "search",
-        source: Annotated[str | None, Query(description="only this source, e.g. youtube",
-                                            max_length=40)] = None,
-        limit: Annotated[int, Query(ge=1, le=limit_max,
-                                    description="how many results")] = min(10, limit_max),
-    ) -> Response:
-        return _answer(reads.source_search(settings, q, action=action, source=source,
-                                           limit=limit))
-
-    @app.get("/v1/kb", tags=["reads"], responses=JSON_ANSWER,
-             summary="The knowledge base: pages for the query, each with its best section")
-    def kb_search(
-        q: Annotated[str, Query(description='words to find, e.g. "privacy architecture"',
-                                max_length=500)],
-        path: Annotated[str | None, Query(description="only under this folder of the KB",
-                                          max_length=500)] = None,
-        pages: Annotated[bool, Query(description="only the wiki's pages")] = False,
-        expand: Annotated[bool, Query(description="add up to 3 linked pages")] = False,
-        limit: Annotated[int, Query(ge=1, le=limit_max,
-                                    description="how many pages")] = min(10, limit_max),
-    ) -> Response:
-        answer = reads.kb_search(settings, q, path=path, pages=pages, expand=expand,
-                                 limit=limit)
-        handoff.after("kb_search", answer)
-        return _answer(answer)
-
-    @app.get("/v1/kb/page", tags=["reads"], responses=JSON_ANSWER,
-             summary="One KB page, or one section with `#Heading`")
-    def kb_get(ref: Annotated[str, Query(description="wiki/x.md or wiki/x.md#Heading",
-                                         max_length=1000)]) -> Response:
-        answer = reads.kb_get(settings, ref)
-        handoff.after("kb_get", answer)
-        return _answer(answer)
-
-    @app.get("/v1/sessions", tags=["reads"], responses=JSON_ANSWER,
-             summary="Past Claude Code sessions, archived ones too; or one session's matches")
-    def session_search(
-        q: Annotated[str, Query(description='words to find, e.g. "webhook retry"',
-                                max_length=500)],
-        project: Annotated[str | None, Query(description="only this project",
-                                             max_length=200)] = None,
-        session: Annotated[str | None, Query(description="read this session's matching "
-                                                         "messages", max_length=100)] = None,
-        exclude_session: Annotated[str | None, Query(description="leave this session out "
-                                                                 "(the one asking)",
-                                                     max_length=100)] = None,
-        limit: Annotated[int, Query(ge=1, le=limit_max,
-                                    description="how many sessions")] = min(10, limit_max),
-    ) -> Response:
-        answer = reads.session_search(settings, q, project=project, limit=limit,
-                                      session=session, exclude_session=exclude_session)
-        handoff.after("session_search", answer)
-        return _answer(answer)
-
     @app.post("/v1/jobs/scan", status_code=202, tags=["jobs"], response_model=Queued,
               summary="Queue a scan: the registry merge, then each project under its lock")
     def scan_job(request: Request, body: Annotated[ScanJob | None, Body()] = None) -> Response:
         body = body or ScanJob()
         return queue(request, "scan", projects=body.projects, registry=body.registry)
 
-    @app.post("/v1/jobs/registry", status_code=202, tags=["jobs"], response_model=Queued,
-              summary="Queue a registry merge (find new checkouts)")
-    def registry_job(request: Request) -> Response:
-        return queue(request, "registry")
-
-    @app.post("/v1/jobs/sync-sessions", status_code=202, tags=["jobs"], response_model=Queued,
-              summary="Queue a sync of the Claude Code transcripts")
-    def sessions_job(request: Request) -> Response:
-        return queue(request, "sync_sessions")
-
-    @app.post("/v1/jobs/index-kb", status_code=202, tags=["jobs"], response_model=Queued,
-              summary="Queue an index run of the knowledge base")
-    def kb_job(request: Request) -> Response:
-        return queue(request, "index_kb")
+    # Jobs that take no arguments come from the index descriptions; the others have bodies.
+    for name, job in job_table().items():
+        if job.route and name not in JOB_BODIES:
+            app.add_api_route(f"/v1/jobs/{job.route}", job_endpoint(name, queue),
+                              methods=["POST"], status_code=202, tags=["jobs"],
+                              response_model=Queued, summary=f"Queue {job.summary}",
+                              name=f"{name}_job")
 
     @app.post("/v1/jobs/index-youtube", status_code=202, tags=["jobs"], response_model=Queued,
               summary="Queue YouTube videos or a channel's newest for the sources index")
@@ -320,9 +269,8 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
         return _answer(job_status(broker(request), job_id))
 
     @app.get("/health", tags=["health"], responses={503: {"description": "not ready"}},
-             summary="Stores readable and redis reachable (no token needed)")
+             summary="Every store readable, redis reachable (no token needed)")
     def health(request: Request) -> Response:
-        portfolio = store_health(settings.portfolio_db, "portfolio")
         client = getattr(request.app.state, "redis", None)
         reachable = False
         if client is not None:
@@ -330,8 +278,8 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
                 reachable = bool(client.ping())
             except redis.RedisError:
                 reachable = False
-        stores = {"portfolio": portfolio}
-        ok = (all(s["readable"] for s in stores.values() if s["present"])
+        stores = probes.stores(settings)
+        ok = (all(probes.healthy(s) for s in stores.values())
               and (reachable or not settings.redis_url))
         body = {"ok": ok, "version": __version__, "stores": stores,
                 "redis": {"configured": bool(settings.redis_url), "reachable": reachable}}
@@ -345,7 +293,7 @@ def serve(settings: Settings) -> None:
     """Run the API with uvicorn on settings.host:api_port (refuses 0.0.0.0 without a token)."""
     check_bind(settings)
     options = {"host": settings.host, "port": settings.api_port, "log_level": "info",
-               "proxy_headers": False, "server_header": False}
+               "proxy_headers": False, "server_header": False, "log_config": log_config()}
     if settings.web_workers > 1:
         # Worker processes rebuild the app from the environment: hand them the bind flags.
         os.environ["SOLOGRAPH_HOST"] = settings.host

@@ -13,19 +13,24 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-
-from celery import Celery
+from typing import TYPE_CHECKING
 
 from solograph.config import Settings
-from solograph_services.common import jobs
+from solograph.indexes import all_answers
+
+if TYPE_CHECKING:  # Celery loads only when a job is handed over: the MCP server starts sooner
+    from celery import Celery
 
 log = logging.getLogger("solograph.handoff")
 
 INTERVAL_S = 60.0
 
-# The read (tool) name -> the job that finishes its sync.
-JOB_FOR_READ = {"session_search": "sync_sessions", "kb_search": "index_kb",
-                "kb_get": "index_kb"}
+
+
+def sync_jobs() -> dict[str, str]:
+    """Each read of an index that syncs before reading -> the job that finishes its sync."""
+    return {answer.name: index.sync_job for index, answer in all_answers()
+            if index.sync_job and answer.sync}
 
 
 class Handoff:
@@ -41,10 +46,11 @@ class Handoff:
         self._lock = threading.Lock()
         self.interval = interval
         self.background = background
+        self.jobs = sync_jobs()
 
     def after(self, read: str, answer: object) -> str | None:
         """Call with each answer; returns the job handed over (None when nothing was)."""
-        job = JOB_FOR_READ.get(read)
+        job = self.jobs.get(read)
         if job is None or not self.settings.redis_url or not isinstance(answer, dict):
             return None
         fresh = answer.get("freshness")
@@ -68,12 +74,16 @@ class Handoff:
             found = self._get()
             if found is not None:
                 return found
+        from solograph_services.common import jobs
+
         with self._lock:
             if self._own is None:
                 self._own = jobs.create_celery(self.settings)
             return self._own
 
     def _submit(self, job: str) -> None:
+        from solograph_services.common import jobs
+
         try:
             client = self._client()
             job_id = jobs.submit(client, job)

@@ -1,8 +1,11 @@
 """The job table and the Celery client every service shares.
 
 A job is a name the API and the CLI know (`scan`, `registry`, ...); the table maps it to the
-Celery task that runs it and the queue it travels on. `create_celery` builds the one Celery app
-configuration; the worker registers the task bodies on it, the API and the CLI only send.
+Celery task that runs it and the queue it travels on. It is made from the indexes' own write
+jobs (each on its index's queue: the queue is the index's name) plus the two the services add:
+a crawl (Scrapy lives in the services) and the nightly refresh beat sends. `create_celery` builds
+the one Celery app configuration; the worker registers the task bodies on it, the API and the CLI
+only send.
 """
 
 from __future__ import annotations
@@ -18,8 +21,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from solograph.config import Settings
 from solograph.errors import BadQuery, ConfigError, SolographError
-
-QUEUES = ("scan", "sessions", "kb", "scrapers")
+from solograph.indexes import all_indexes
 
 # Redis redelivers an unacknowledged message after the visibility timeout, so it must exceed
 # the longest scan; the hard time limit stays below it so a stuck task never runs twice.
@@ -32,20 +34,23 @@ RESULT_EXPIRES_S = 24 * 3600
 class Job:
     task: str
     queue: str
+    route: str = ""  # POST /v1/jobs/<route>; "" = not offered to clients
+    summary: str = ""
 
 
-JOBS: dict[str, Job] = {
-    "scan": Job("solograph.scan", "scan"),
-    "registry": Job("solograph.registry", "scan"),
-    "sync_sessions": Job("solograph.sync_sessions", "sessions"),
-    "index_kb": Job("solograph.index_kb", "kb"),
-    # The sources index: yt-dlp in the task's process, Scrapy in a child process per crawl.
-    "index_youtube": Job("solograph.index_youtube", "scrapers"),
-    "crawl": Job("solograph.crawl", "scrapers"),
+def job_table() -> dict[str, Job]:
+    jobs = {j.name: Job(f"solograph.{j.name}", index.name, j.route, j.summary)
+            for index in all_indexes() for j in index.jobs}
+    # Scrapy runs in a child process per crawl (the reactor cannot restart in a worker).
+    jobs["crawl"] = Job("solograph.crawl", "sources", "crawl",
+                        "a polite crawl (producthunt, trustmrr) into the sources index")
     # What beat sends each night; not offered to clients, who submit its parts instead.
-    "nightly": Job("solograph.nightly", "scan"),
-}
-TASK_TO_JOB = {job.task: name for name, job in JOBS.items()}
+    jobs["nightly"] = Job("solograph.nightly", "portfolio")
+    return jobs
+
+
+def queues() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(job.queue for job in job_table().values()))
 
 
 class SubmitOnlyRedisBackend(RedisBackend):
@@ -63,6 +68,7 @@ class BrokerUnavailable(SolographError):
     """The broker is configured but could not be reached."""
 
     code = "broker_unavailable"
+    status = 503
 
 
 def create_celery(settings: Settings) -> Celery:
@@ -72,13 +78,14 @@ def create_celery(settings: Settings) -> Celery:
                           hint="set SOLOGRAPH_REDIS_URL, e.g. redis://127.0.0.1:6379/0, "
                                "or run the job in-process with `solograph scan`")
     backend = f"{__name__}:{SubmitOnlyRedisBackend.__name__}+{settings.redis_url}"
+    jobs, names = job_table(), queues()
     app = Celery("solograph", broker=settings.redis_url, backend=backend, set_as_current=False)
     app.conf.update(
         # Each queue on its own exchange and key: bare Queue(name)s all bind to the default
         # queue's key, so a publish by that key would land in every queue.
-        task_queues=[Queue(q, Exchange(q, type="direct"), routing_key=q) for q in QUEUES],
-        task_default_queue="scan",
-        task_routes={job.task: {"queue": job.queue} for job in JOBS.values()},
+        task_queues=[Queue(q, Exchange(q, type="direct"), routing_key=q) for q in names],
+        task_default_queue=names[0],
+        task_routes={job.task: {"queue": job.queue} for job in jobs.values()},
         task_serializer="json",
         result_serializer="json",
         accept_content=["json"],
@@ -101,9 +108,10 @@ def create_celery(settings: Settings) -> Celery:
 
 def submit(celery: Celery, job: str, **kwargs) -> str:
     """Queue `job` with keyword arguments; returns the job id."""
-    spec = JOBS.get(job)
+    table = job_table()
+    spec = table.get(job)
     if spec is None:
-        raise BadQuery(f"unknown job {job!r}", hint=f"use one of: {', '.join(JOBS)}")
+        raise BadQuery(f"unknown job {job!r}", hint=f"use one of: {', '.join(table)}")
     try:
         result = celery.send_task(spec.task, kwargs=kwargs, queue=spec.queue)
     except (KombuOperationalError, RedisConnectionError, RedisTimeoutError) as exc:
@@ -119,7 +127,8 @@ def job_status(celery: Celery, job_id: str) -> dict:
     result = celery.AsyncResult(job_id)
     try:
         state = result.state
-        out: dict = {"job": TASK_TO_JOB.get(result.name or "", result.name), "state": state}
+        names = {spec.task: name for name, spec in job_table().items()}
+        out: dict = {"job": names.get(result.name or "", result.name), "state": state}
         if state == "SUCCESS":
             out["result"] = result.result
         elif state in ("FAILURE", "RETRY", "REVOKED"):

@@ -1,22 +1,27 @@
-"""The request guard in front of the API and the MCP gateway (pure ASGI, no framework).
+"""The request guard in front of the API, the MCP gateway and the sources API (pure ASGI).
 
 Loopback by default. Beyond loopback a bearer token is required and compared in constant time.
-The Host header must name this server (DNS rebinding), an Origin header must name it too, and
-request bodies are bounded. Refusals are short JSON, never a stack trace.
+The Host header must name this server (DNS rebinding); a browser's Origin must be the server's
+own origin (the Host it was reached by) or one listed in SOLOGRAPH_ALLOWED_ORIGINS, so a page
+on another local port cannot post to it; request bodies are bounded, chunked ones included.
+Refusals are short JSON, never a stack trace.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
+import logging
 from collections.abc import Awaitable, Callable, Iterable
+from urllib.parse import urlsplit
 
-from solograph.config import LOOPBACK_HOSTS, Settings
+from solograph.config import LOOPBACK_HOSTS, WILDCARD_HOSTS, Settings
 from solograph.errors import ConfigError
 
 MAX_BODY_BYTES = 1_000_000
 ASGIApp = Callable[[dict, Callable[[], Awaitable[dict]], Callable[[dict], Awaitable[None]]],
                    Awaitable[None]]
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 
 def check_bind(settings: Settings) -> None:
@@ -28,10 +33,16 @@ def check_bind(settings: Settings) -> None:
 
 
 def allowed_host_names(settings: Settings) -> set[str]:
+    """The names a request's Host may give: loopback, the bind and publish addresses (not a
+    wildcard), and SOLOGRAPH_ALLOWED_HOSTS."""
     names = {"127.0.0.1", "localhost", "::1", "[::1]", *settings.allowed_hosts}
-    if settings.host not in ("0.0.0.0", "::", ""):
-        names.add(settings.host)
-    return {n.lower() for n in names}
+    names |= {h for h in (settings.host, settings.published_host) if h not in WILDCARD_HOSTS}
+    return {_bracketed(n.lower()) for n in names}
+
+
+def _bracketed(name: str) -> str:
+    """An IPv6 address as a Host header writes it."""
+    return f"[{name}]" if ":" in name and not name.startswith("[") else name
 
 
 def _host_name(value: str) -> str:
@@ -39,6 +50,28 @@ def _host_name(value: str) -> str:
     if value.startswith("["):  # [::1]:8000
         return value.split("]", 1)[0] + "]"
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def origin_key(origin: str) -> str | None:
+    """`scheme://host[:port]` lowercased with the default port dropped; None when it is not an
+    origin (`null`, a path, garbage)."""
+    try:
+        parts = urlsplit(origin.strip().lower())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname or parts.path not in ("", "/"):
+        return None
+    netloc = _bracketed(parts.hostname)
+    if port is not None and str(port) != _DEFAULT_PORTS[parts.scheme]:
+        netloc += f":{port}"
+    return f"{parts.scheme}://{netloc}"
+
+
+def _own_origins(host_header: str) -> set[str]:
+    """What a page served by this server would send as its Origin: the Host it reached."""
+    return {key for scheme in _DEFAULT_PORTS
+            if (key := origin_key(f"{scheme}://{host_header.strip()}")) is not None}
 
 
 class Guard:
@@ -50,6 +83,7 @@ class Guard:
         self.app = app
         self.token = settings.token.encode()
         self.hosts = allowed_host_names(settings)
+        self.origins = {key for o in settings.allowed_origins if (key := origin_key(o))}
         self.public = frozenset(public)
         self.max_body = max_body
 
@@ -60,23 +94,35 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
         refusal = self._refuse(scope, headers)
+        if refusal is None and "content-length" not in headers and (
+                "transfer-encoding" in headers or scope.get("method") in ("POST", "PUT", "PATCH")):
+            # No length to check first: read the body up to the limit before the app runs, so
+            # that a body past it is a 413 and not an error half way through the app.
+            receive, complete = await _buffered(receive, self.max_body)
+            if not complete:
+                refusal = self._too_large()
         if refusal:
             status, code, message = refusal
             await _reply(send, status, {"error": code, "message": message})
             return
         await self.app(scope, _bounded(receive, self.max_body), send)
 
+    def _too_large(self) -> tuple[int, str, str]:
+        return 413, "too_large", f"request bodies are limited to {self.max_body} bytes"
+
     def _refuse(self, scope: dict, headers: dict[str, str]) -> tuple[int, str, str] | None:
-        if _host_name(headers.get("host", "")) not in self.hosts:
+        host = headers.get("host", "")
+        if _host_name(host) not in self.hosts:
             return 421, "bad_host", "this server does not answer for that Host"
         origin = headers.get("origin")
-        if origin and origin != "null":
-            name = _host_name(origin.split("://", 1)[-1].split("/", 1)[0])
-            if name not in self.hosts:
-                return 403, "bad_origin", "cross-origin requests are not allowed"
-        length = headers.get("content-length", "0")
-        if not length.isdigit() or int(length) > self.max_body:
-            return 413, "too_large", f"request bodies are limited to {self.max_body} bytes"
+        if origin is not None:
+            key = origin_key(origin)
+            if key is None or key not in self.origins | _own_origins(host):
+                return 403, "bad_origin", ("cross-origin requests are not allowed; list the "
+                                           "page's origin in SOLOGRAPH_ALLOWED_ORIGINS")
+        length = headers.get("content-length", "0").strip()
+        if not (length.isascii() and length.isdigit()) or int(length) > self.max_body:
+            return self._too_large()
         if self.token and scope.get("path", "") not in self.public:
             given = headers.get("authorization", "")
             scheme, _, value = given.partition(" ")
@@ -86,8 +132,33 @@ class Guard:
         return None
 
 
+async def _buffered(receive: Callable, limit: int) -> tuple[Callable, bool]:
+    """Read the whole body (at most `limit` bytes); a receive that replays it, and whether it
+    ended within the limit."""
+    messages: list[dict] = []
+    seen = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message.get("type") != "http.request":
+            break
+        seen += len(message.get("body", b""))
+        if seen > limit:
+            return receive, False
+        if not message.get("more_body", False):
+            break
+    replay = iter(messages)
+
+    async def replayed() -> dict:
+        for message in replay:
+            return message
+        return await receive()
+
+    return replayed, True
+
+
 def _bounded(receive: Callable, limit: int) -> Callable:
-    """Stops a chunked body that grows past the limit (no Content-Length to check first)."""
+    """Stops a body that grows past its announced length or the limit."""
     seen = 0
 
     async def wrapped() -> dict:
@@ -111,4 +182,29 @@ async def _reply(send: Callable, status: int, body: dict) -> None:
     await send({"type": "http.response.body", "body": data})
 
 
-__all__ = ["Guard", "check_bind", "allowed_host_names", "LOOPBACK_HOSTS"]
+class NoQueryString(logging.Filter):
+    """uvicorn's access log line without the query string: queries hold what was searched,
+    and a token pasted into a URL would be written out whole."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str):
+            path, mark, _ = args[2].partition("?")
+            record.args = (*args[:2], path + ("?…" if mark else ""), *args[3:])
+        return True
+
+
+def log_config() -> dict:
+    """uvicorn's logging configuration with query strings dropped from the access log; given
+    to uvicorn as `log_config`, it holds in every worker process."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = json.loads(json.dumps(LOGGING_CONFIG))
+    config.setdefault("filters", {})["no_query_string"] = {
+        "()": f"{NoQueryString.__module__}.{NoQueryString.__qualname__}"}
+    config["handlers"]["access"]["filters"] = ["no_query_string"]
+    return config
+
+
+__all__ = ["Guard", "check_bind", "allowed_host_names", "log_config", "origin_key",
+           "LOOPBACK_HOSTS"]

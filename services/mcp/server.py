@@ -9,31 +9,16 @@ import sys
 from collections.abc import AsyncIterator
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Mount, Route
 
 from solograph import __version__
 from solograph.config import Settings
 from solograph.usage import UsageLog
+from solograph_services.common import health as probes
 from solograph_services.common.security import Guard, check_bind
 from solograph_services.mcp import tools
+from solograph_services.mcp.handshake import INSTRUCTIONS
 
 MCP_PATH = "/mcp"
-
-INSTRUCTIONS = """\
-solograph is memory across the user's whole portfolio: every repository, past Claude Code \
-sessions, their notes and indexed sources. All tools are read-only and answer compact JSON.
-- session_search: past conversations (what was tried, decided or fixed before).
-- kb_search: the user's own notes and wiki (decisions, architecture, how-tos).
-- symbol_search: where a class, function or type is defined across all repositories.
-- source_search: indexed talks, launches and revenue pages (YouTube, ProductHunt, TrustMRR).
-- project_info: a project's stack, dependencies and size (explain, deps); portfolio stats; \
-packages shared by several projects (shared); duplicate names (dupes); the project list.
-An error answer carries a hint naming the next step."""
-
 
 def build_server(settings: Settings, *, usage: UsageLog | None = None) -> MCPServer:
     """The MCP server with its five tools, bound to `settings`; every call is logged to
@@ -50,6 +35,12 @@ def http_app(settings: Settings) -> Guard:
     Stateless, so any uvicorn worker can serve any request, legacy (session id) clients too.
     The SDK's own DNS-rebinding check is off: `Guard` runs first and checks Host and Origin
     against the same settings the API uses, so one list decides for both."""
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Mount, Route
+
     server = build_server(settings)
     mcp_app = server.streamable_http_app(
         streamable_http_path=MCP_PATH, stateless_http=True,
@@ -62,7 +53,10 @@ def http_app(settings: Settings) -> Guard:
             yield
 
     async def health(_request: Request) -> JSONResponse:
-        return JSONResponse({"ok": True})
+        stores = probes.stores(settings)
+        ok = all(probes.healthy(s) for s in stores.values())
+        return JSONResponse({"ok": ok, "version": __version__, "service": "mcp",
+                             "stores": stores}, status_code=200 if ok else 503)
 
     # Mount at "/" with the path inside the sub-app: mounting at "/mcp" answers 307 -> /mcp/.
     app = Starlette(routes=[Route("/health", health, methods=["GET"]), Mount("/", mcp_app)],
@@ -75,17 +69,11 @@ def serve_http(settings: Settings) -> None:
     import uvicorn
 
     check_bind(settings)
-    _log_to_stderr()
+    log_to_stderr()
     uvicorn.run(http_app(settings), host=settings.host, port=settings.mcp_port,
                 log_level="warning")
 
 
-def run_stdio(settings: Settings) -> None:
-    """Serve MCP over stdin/stdout; stdout carries only protocol messages, logs go to stderr."""
-    _log_to_stderr()
-    build_server(settings).run("stdio")
-
-
-def _log_to_stderr() -> None:
+def log_to_stderr() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")

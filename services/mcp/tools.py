@@ -1,18 +1,25 @@
-"""The five MCP tools: thin adapters over `solograph.reads`.
+"""The MCP tools: one per index answer offered as a tool (five today), made from the index
+descriptions, thin adapters over `solograph.reads`.
 
 Each tool answers exactly what its core read returns, serialised by `reads.to_json`, so the text
-an agent reads is byte for byte what `solograph <command> --json` prints. Every call goes through
-`call()`, the one place to time, log or count a tool call.
+an agent reads is byte for byte what `solograph <command> --json` prints; its output schema is
+the answer's TypedDict. Every call goes through `call()`, the one place to time, log or count a
+tool call.
 """
 
 import functools
+import inspect
 import logging
+import operator
 import os
+import sys
 import time
+import types
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, Union
 
 import anyio.to_thread
+import typing_extensions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
@@ -20,6 +27,8 @@ from pydantic import Field
 from solograph import reads
 from solograph.config import Settings
 from solograph.errors import SolographError
+from solograph.index import Answer, Param, resolve
+from solograph.indexes import all_answers
 from solograph.usage import UsageLog
 from solograph_services.common.handoff import Handoff
 
@@ -29,14 +38,6 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_worl
 ALWAYS_LOAD = {"anthropic/alwaysLoad": True}
 
 Read = Callable[..., dict]
-
-
-# The core reads behind the tools: one function each, shared with the CLI and the API.
-SYMBOL_SEARCH: Read = reads.symbol_search
-PROJECT_INFO: Read = reads.project_info
-SESSION_SEARCH: Read = reads.session_search
-KB_SEARCH: Read = reads.kb_search
-SOURCE_SEARCH: Read = reads.source_search
 
 INTERNAL_ERROR = {"error": "internal",
                   "message": "solograph could not answer this call",
@@ -126,115 +127,72 @@ async def call(settings: Settings, ctx: Context | None, tool: str, read: Read,
     return result
 
 
-def _limit(settings: Settings, limit: int) -> int:
-    return max(1, min(limit, settings.max_results))
-
-
-Query = Annotated[str, Field(description='words to find, e.g. "webhook retry"')]
-Project = Annotated[str | None, Field(description='only this project, e.g. "my-app"')]
-
-
 def register(server: MCPServer, settings: Settings, usage: UsageLog | None = None) -> None:
-    """Add the five tools to `server`, bound to `settings`."""
+    """Add every index's tools to `server`, bound to `settings`."""
     handoff = Handoff(settings)  # its Celery client is created on first hand-over
+    for _index, answer in all_answers():
+        if answer.tool:
+            server.tool(name=answer.name, title=answer.title, description=answer.description,
+                        annotations=READ_ONLY, meta=ALWAYS_LOAD if answer.always_load else None,
+                        )(tool_function(settings, answer, usage, handoff))
 
-    @server.tool(
-        title="Search past sessions",
-        description=(
-            "Full-text search over past Claude Code conversations, archived ones too: what was "
-            "tried, decided or fixed before. Example: {\"query\": \"webhook retry\"}."),
-        annotations=READ_ONLY, meta=ALWAYS_LOAD)
-    async def session_search(
-        query: Query,
-        project: Project = None,
-        limit: Annotated[int, Field(description="how many sessions, e.g. 10")] = 10,
-        session: Annotated[str | None, Field(
-            description="read this found session: its messages matching the query, in order, "
-                        "with their neighbours")] = None,
-        ctx: Context | None = None,
-    ) -> CallToolResult:
-        # The session asking is left out of its own results: its prompt holds the very words.
-        _client, asking = caller(ctx)
-        return await call(settings, ctx, "session_search", SESSION_SEARCH, usage,
-                          handoff=handoff, query=query,
-                          project=project, limit=_limit(settings, limit), session=session,
-                          exclude_session=asking)
 
-    @server.tool(
-        title="Search the knowledge base",
-        description=(
-            "Full-text search over the user's own notes and wiki (markdown): decisions, "
-            "architecture, how-tos. Example: {\"query\": \"privacy architecture\"}."),
-        annotations=READ_ONLY, meta=ALWAYS_LOAD)
-    async def kb_search(
-        query: Query,
-        path: Annotated[str | None, Field(
-            description='only pages under this folder of the KB, e.g. "wiki/"')] = None,
-        limit: Annotated[int, Field(description="how many pages, e.g. 10")] = 10,
-        pages: Annotated[bool, Field(description="only the wiki's pages")] = False,
-        expand: Annotated[bool, Field(
-            description="add up to 3 pages the hits link to most")] = False,
-        ctx: Context | None = None,
-    ) -> CallToolResult:
-        return await call(settings, ctx, "kb_search", KB_SEARCH, usage, handoff=handoff,
-                          query=query, path=path,
-                          pages=pages, expand=expand, limit=_limit(settings, limit))
+def tool_function(settings: Settings, answer: Answer, usage: UsageLog | None,
+                  handoff: Handoff) -> Callable[..., Any]:
+    """The tool for one answer: typed parameters with descriptions (choices as Literals), the
+    answer's TypedDict as its output schema, and its text exactly `reads.to_json(answer)`."""
+    asked = [p for p in answer.params if not p.caller]
 
-    @server.tool(
-        title="Find definitions across repositories",
-        description=(
-            "Where a class, function, type or other definition lives across every indexed "
-            "repository, matched by the words of its name (camelCase and snake_case alike). "
-            "Example: {\"query\": \"auth middleware\"} finds AuthMiddleware and auth_middleware."),
-        annotations=READ_ONLY)
-    async def symbol_search(
-        query: Annotated[str, Field(description='words of a name, e.g. "auth middleware"')],
-        project: Project = None,
-        limit: Annotated[int, Field(description="how many definitions, e.g. 20")] = 20,
-        ctx: Context | None = None,
-    ) -> CallToolResult:
-        return await call(settings, ctx, "symbol_search", SYMBOL_SEARCH, usage, query=query,
-                          project=project, limit=_limit(settings, limit))
+    async def tool(ctx: Context | None = None, **args: Any) -> CallToolResult:
+        for p in answer.params:
+            if p.caller == "session":  # the session asking is left out of its own results:
+                args[p.name] = caller(ctx)[1]  # its prompt holds the very words searched
+        return await call(settings, ctx, answer.name, functools.partial(reads.read, answer.name),
+                          usage, handoff=handoff, **args)
 
-    @server.tool(
-        title="Search talks, launches and revenue pages",
-        description=(
-            "Indexed external sources: YouTube talk transcripts, ProductHunt launches, TrustMRR "
-            "revenue pages. action: search (default), list, tags, related. "
-            "Example: {\"query\": \"pricing tiers\", \"source\": \"youtube\"}."),
-        annotations=READ_ONLY)
-    async def source_search(
-        query: Annotated[str | None, Field(
-            description='words to find (for search), or a video id (for related), '
-                        'e.g. "pricing tiers"')] = None,
-        action: Annotated[str, Field(
-            description='search, list, tags or related, e.g. "search"')] = "search",
-        source: Annotated[str | None, Field(
-            description='only this source, e.g. "youtube", "producthunt", "trustmrr"')] = None,
-        limit: Annotated[int, Field(description="how many results, e.g. 10")] = 10,
-        ctx: Context | None = None,
-    ) -> CallToolResult:
-        return await call(settings, ctx, "source_search", SOURCE_SEARCH, usage, query=query,
-                          action=action, source=source, limit=_limit(settings, limit))
+    schema = pydantic_ready(resolve(answer.schema)) if answer.schema else None
+    tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=_field(p),
+                           default=inspect.Parameter.empty if p.required else p.default)
+         for p in asked]
+        + [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY,
+                             annotation=Context | None, default=None)],
+        return_annotation=Annotated[CallToolResult, schema] if schema else CallToolResult)
+    tool.__name__ = answer.name
+    return tool
 
-    @server.tool(
-        title="Project and portfolio facts",
-        description=(
-            "One project's stack, size, languages, layers and dependencies (explain, deps), or "
-            "the whole portfolio: stats, packages shared by several projects (shared), names "
-            "defined in several places (dupes), the project list (projects). "
-            "Example: {\"action\": \"explain\", \"project\": \"my-app\"}."),
-        annotations=READ_ONLY)
-    async def project_info(
-        action: Annotated[str, Field(
-            description="explain, deps, stats, shared, dupes or projects, e.g. \"explain\"")],
-        project: Annotated[str | None, Field(
-            description='the project, for explain and deps, e.g. "my-app"')] = None,
-        package: Annotated[str | None, Field(
-            description='for shared: who uses this package, e.g. "react"')] = None,
-        name: Annotated[str | None, Field(
-            description='for dupes: only names holding these words, e.g. "escape"')] = None,
-        ctx: Context | None = None,
-    ) -> CallToolResult:
-        return await call(settings, ctx, "project_info", PROJECT_INFO, usage, action=action,
-                          project=project, package=package, name=name)
+
+def pydantic_ready(kind: Any) -> Any:
+    """`kind` with every standard-library TypedDict in it (nested ones, in lists, dicts and
+    unions too) rebuilt as typing_extensions' TypedDict, the only kind pydantic reads before
+    Python 3.12. The core keeps the standard library's: importing typing_extensions costs a
+    command's start-up a tenth."""
+    if sys.version_info >= (3, 12):
+        return kind
+    return _rebuilt(kind, {})
+
+
+def _rebuilt(kind: Any, done: dict) -> Any:
+    if typing_extensions.is_typeddict(kind):
+        if kind not in done:
+            hints = typing_extensions.get_type_hints(kind, include_extras=True)
+            fields = {name: _rebuilt(hint, done) for name, hint in hints.items()}
+            done[kind] = typing_extensions.TypedDict(kind.__name__, fields,
+                                                     total=kind.__total__)
+        return done[kind]
+    origin, args = typing_extensions.get_origin(kind), typing_extensions.get_args(kind)
+    if origin is None or not args:
+        return kind
+    rebuilt = tuple(_rebuilt(a, done) for a in args)
+    if origin in (types.UnionType, Union):
+        return functools.reduce(operator.or_, rebuilt)
+    if origin is typing_extensions.NotRequired:
+        return typing_extensions.NotRequired[rebuilt[0]]
+    return origin[rebuilt if len(rebuilt) > 1 else rebuilt[0]]
+
+
+def _field(p: Param) -> Any:
+    kind: Any = Literal[p.choices] if p.choices else p.type
+    if not p.required and p.default is None:
+        kind = kind | None
+    return Annotated[kind, Field(description=p.help)]

@@ -23,7 +23,7 @@ from scrapy.crawler import CrawlerProcess
 
 from solograph.config import Settings
 from solograph.errors import SolographError
-from solograph.sources import Document, open_store, put, record_run
+from solograph.sources.store import Document, open_store, put, record_run
 from solograph_services.scrapers.base import POLITE_SETTINGS, SourceSpider
 from solograph_services.scrapers.producthunt import ProductHuntSpider
 from solograph_services.scrapers.trustmrr import TrustMRRSpider

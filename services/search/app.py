@@ -16,45 +16,29 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import sqlite3
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs
 
 from solograph import __version__, reads
 from solograph.config import Settings
-from solograph.errors import BadQuery, NotIndexed, QueryTimeout, SolographError, StoreError
+from solograph.errors import BadQuery, SolographError
+from solograph.indexes import get
+from solograph_services.common.errors import status_of
+from solograph_services.common.health import healthy, store_health
 from solograph_services.common.security import Guard, check_bind
 from solograph_services.search.ratelimit import RateLimit, TokenBuckets
 
 log = logging.getLogger("solograph.search")
 
 DEFAULT_N = 10
-STATUS = ((BadQuery, 400), (NotIndexed, 404), (QueryTimeout, 504), (StoreError, 503))
 JSON = (b"content-type", b"application/json")
 
 
 def search_settings(settings: Settings) -> Settings:
     """The service's own token: SOLOGRAPH_SEARCH_TOKEN, else the stack's SOLOGRAPH_TOKEN."""
     return settings.with_(token=settings.search_token or settings.token)
-
-
-def store_health(settings: Settings) -> dict:
-    """Opens the index read-only (a probe writes nothing) and counts its documents."""
-    path = settings.sources_db
-    out = {"present": path.exists(), "readable": False, "documents": 0}
-    if not out["present"]:
-        return out
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
-        try:
-            out["documents"] = conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
-            out["readable"] = True
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        pass
-    return out
 
 
 class SearchApp:
@@ -94,8 +78,7 @@ class SearchApp:
         try:
             return route(params)
         except SolographError as exc:
-            status = next((code for cls, code in STATUS if isinstance(exc, cls)), 500)
-            return status, reads.to_json(exc.to_dict()).encode()
+            return status_of(exc), reads.to_json(exc.to_dict()).encode()
         except Exception as exc:  # the log has the type; the client learns nothing internal
             log.error("internal error: %s", type(exc).__name__)
             return 500, _error("internal", "internal error")
@@ -113,10 +96,24 @@ class SearchApp:
         return 200, reads.to_json(answer).encode()
 
     def health(self, params: dict[str, str]) -> tuple[int, bytes]:
-        store = store_health(self.settings)
-        ok = store["readable"] or not store["present"]
+        store = store_health(get("sources"), self.settings)
+        if store["readable"]:
+            store["documents"] = _documents(self.settings)
+        ok = healthy(store)
         body = {"ok": ok, "version": __version__, "service": "search", "sources": store}
         return (200 if ok else 503), reads.to_json(body).encode()
+
+
+def _documents(settings: Settings) -> int:
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{settings.sources_db}?mode=ro", uri=True, timeout=1)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+    finally:
+        conn.close()
 
 
 async def _lifespan(receive: Callable, send: Callable, pool: ThreadPoolExecutor) -> None:
@@ -135,10 +132,14 @@ def _params(raw: bytes) -> dict[str, str]:
     return {k: v[0] for k, v in parsed.items() if v}
 
 
+_NUMBER = re.compile(r"[0-9]{1,9}")
+
+
 def _int(raw: str | None, default: int, most: int) -> int:
     if raw is None or raw == "":
         return min(default, most)
-    if not raw.strip().isdigit() or not 1 <= int(raw) <= most:
+    # ASCII digits only: str.isdigit also takes `³` and `٣`, which int() may refuse.
+    if _NUMBER.fullmatch(raw.strip()) is None or not 1 <= int(raw) <= most:
         raise BadQuery(f"n must be a number from 1 to {most}, got {raw!r}")
     return int(raw)
 

@@ -17,7 +17,8 @@ from celery.signals import worker_ready
 
 from solograph.config import Settings
 from solograph.errors import ConfigError
-from solograph_services.common.jobs import JOBS, QUEUES, BrokerUnavailable, create_celery
+from solograph_services.common.jobs import BrokerUnavailable, create_celery, job_table
+from solograph_services.common.jobs import queues as all_queues
 from solograph_services.worker import locks, tasks
 
 NODE_NAME = "solograph@%h"
@@ -34,7 +35,7 @@ def create_worker_app(settings: Settings) -> Celery:
 
 
 def beat_schedule(settings: Settings) -> dict:
-    nightly = JOBS["nightly"]
+    nightly = job_table()["nightly"]
     return {
         "nightly-refresh": {
             "task": nightly.task,
@@ -51,12 +52,12 @@ def sources_schedule(settings: Settings) -> dict:
     at = crontab(hour=settings.nightly_hour, minute=30)
     out = {}
     for channel in settings.youtube_channels:
-        job = JOBS["index_youtube"]
+        job = job_table()["index_youtube"]
         out[f"youtube-{channel}"] = {"task": job.task, "schedule": at,
                                      "kwargs": {"channel": channel, "limit": 10},
                                      "options": {"queue": job.queue}}
     for spider in settings.crawls:
-        job = JOBS["crawl"]
+        job = job_table()["crawl"]
         out[f"crawl-{spider}"] = {"task": job.task, "schedule": at, "kwargs": {"spider": spider},
                                   "options": {"queue": job.queue}}
     return out
@@ -68,11 +69,12 @@ def _redis(settings: Settings) -> redis.Redis:
 
 def run_worker(settings: Settings, queues: list[str], concurrency: int) -> None:
     """Consume `queues` with `concurrency` processes until stopped (blocks)."""
+    known = all_queues()
     queues = [q.strip() for q in queues if q.strip()]
-    unknown = sorted(set(queues) - set(QUEUES))
+    unknown = sorted(set(queues) - set(known))
     if unknown or not queues:
         raise ConfigError(f"unknown queue(s): {', '.join(unknown) or '(none given)'}",
-                          hint=f"choose from: {', '.join(QUEUES)}")
+                          hint=f"choose from: {', '.join(known)}")
     if concurrency < 1:
         raise ConfigError("concurrency must be at least 1")
     app = create_worker_app(settings)

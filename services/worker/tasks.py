@@ -1,4 +1,4 @@
-"""The task bodies: thin wrappers that take names and flags and call the core's jobs.
+"""The task bodies: thin wrappers that take names and flags and call the indexes' jobs.
 
 `run_scan` and `run_registry` are the work with its locks, callable without Celery; the tasks
 add only what a queue needs: retries for transient faults and progress in the result backend.
@@ -15,13 +15,16 @@ from collections.abc import Callable
 import redis
 from celery import Celery, Task
 
-from solograph import jobs
 from solograph.config import Settings
 from solograph.errors import SolographError
+from solograph.index import Job as IndexJob
+from solograph.index import resolve
+from solograph.indexes import all_jobs
 from solograph.portfolio import registry
+from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph.store import connect_reader
 from solograph_services.common.crawls import run_crawl
-from solograph_services.common.jobs import JOBS, submit
+from solograph_services.common.jobs import job_table
 from solograph_services.worker import locks
 
 MAX_RETRIES = 5
@@ -34,7 +37,7 @@ EXPECTED = (SolographError,)
 def run_registry(settings: Settings, client: redis.Redis, *, owner: str) -> dict:
     """Merge new checkouts into the registry, one writer of the registry at a time."""
     with locks.hold(client, locks.store_lock("portfolio"), owner=owner):
-        return jobs.refresh_registry(settings)
+        return refresh_registry(settings)
 
 
 def run_scan(settings: Settings, client: redis.Redis, *, owner: str,
@@ -49,7 +52,7 @@ def run_scan(settings: Settings, client: redis.Redis, *, owner: str,
     for name in project_names(settings, projects):
         with locks.hold(client, locks.project_lock(name), owner=owner) as waited:
             started = time.time()
-            report = jobs.scan_portfolio(settings, projects=[name], progress=progress)
+            report = scan_portfolio(settings, projects=[name], progress=progress)
             out["projects"].append({"project": name, "waited_s": round(waited, 3),
                                     "started": started, "finished": time.time(),
                                     "summary": report.pop("summary"), "report": report})
@@ -59,7 +62,7 @@ def run_scan(settings: Settings, client: redis.Redis, *, owner: str,
 def project_names(settings: Settings, projects: list[str] | None) -> list[str]:
     """The projects named, else the scope, else every registered one (as the core's scan does);
     an unknown name fails the job before any project is scanned."""
-    names = list(projects or settings.scope)
+    names = list(projects or settings.scan_scope)
     conn = connect_reader(settings.portfolio_db, "portfolio")
     try:
         chosen = registry.resolve_scope(conn, names) if names else registry.list_projects(conn)
@@ -100,7 +103,10 @@ def _progress(task: Task) -> Progress | None:
 
 
 def register(app: Celery, settings: Settings) -> None:
-    """Bind the task bodies to `app`, with `settings` built once by the worker's entry point."""
+    """Bind the task bodies to `app`, with `settings` built once by the worker's entry point:
+    every index's write jobs (under its store's lock where the job asks for one), then the
+    jobs whose bodies are the worker's own (the scan's per-project locks, skip-if-running
+    refreshes, the crawl's child process, the nightly refresh)."""
     clients: dict[int, redis.Redis] = {}
 
     def client() -> redis.Redis:
@@ -111,56 +117,50 @@ def register(app: Celery, settings: Settings) -> None:
                                                 socket_timeout=30)
         return clients[pid]
 
-    # acks_late: a scan and a registry merge are idempotent (unchanged files are skipped), so a
-    # message redelivered after a worker died is harmless. reject_on_worker_lost stays off so a
-    # file that crashes the parser cannot requeue its scan forever.
-    @app.task(name=JOBS["scan"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
+    jobs = job_table()
+    for index, job in all_jobs():
+        if job.name not in OWN_BODIES:
+            _register_job(app, settings, client, index.name, job, jobs[job.name].task)
+
+    # acks_late: a scan is idempotent (unchanged files are skipped), so a message redelivered
+    # after a worker died is harmless. reject_on_worker_lost stays off so a file that crashes
+    # the parser cannot requeue its scan forever.
+    @app.task(name=jobs["scan"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
               throws=EXPECTED)
     def scan(self: Task, projects: list[str] | None = None, registry: bool = True) -> dict:
         return _retrying(self, lambda: run_scan(settings, client(), owner=_owner(self),
                                                 projects=projects, registry=registry,
                                                 progress=_progress(self)))
 
-    @app.task(name=JOBS["registry"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
-              throws=EXPECTED)
-    def refresh_registry(self: Task) -> dict:
-        return _retrying(self, lambda: run_registry(settings, client(), owner=_owner(self)))
-
-    @app.task(name=JOBS["nightly"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
+    @app.task(name=jobs["nightly"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
               throws=EXPECTED)
     def nightly(self: Task) -> dict:
-        """Registry merge, a scan of what changed, then the sessions sync on its own queue."""
-        scanned = _retrying(self, lambda: run_scan(settings, client(), owner=_owner(self),
-                                                   progress=_progress(self)))
-        return {"scan": scanned, "sync_sessions": submit(app, "sync_sessions")}
+        """`solograph refresh`, each store written under its lock: the registry merge and a
+        scan of what changed (each project under its own), the session sync, the KB index."""
+        from solograph.refresh import refresh
 
-    @app.task(name=JOBS["sync_sessions"].task, bind=True, acks_late=True,
-              max_retries=MAX_RETRIES, throws=EXPECTED)
-    def sync_sessions(self: Task, **kwargs: object) -> dict:
-        """Safe to repeat: a sync reads only what grew or changed since the last one."""
-        def run() -> dict:
-            with locks.hold(client(), locks.store_lock("sessions"), owner=_owner(self)):
-                return jobs.sync_sessions(settings)
-        return _retrying(self, run)
+        def guard(store: str):
+            return locks.hold(client(), locks.store_lock(store), owner=_owner(self))
 
-    @app.task(name=JOBS["index_kb"].task, throws=EXPECTED)
-    def index_kb(**kwargs: object) -> dict:
-        return jobs.index_kb(settings)  # idempotent: unchanged pages are not read again
+        return _retrying(self, lambda: refresh(
+            settings, guard=guard, scan=lambda: run_scan(settings, client(), owner=_owner(self),
+                                                         progress=_progress(self))))
 
     # Sources: one refresh of a channel (or one crawl of a site) at a time; a second one
     # while it runs is skipped, not queued behind it (beat sends the next one tomorrow).
-    @app.task(name=JOBS["index_youtube"].task, bind=True, throws=EXPECTED)
+    @app.task(name=jobs["index_youtube"].task, bind=True, throws=EXPECTED)
     def index_youtube(self: Task, targets: list[str] | None = None, channel: str | None = None,
                       limit: int = 10, force: bool = False) -> dict:
+        from solograph.sources.sync import index_youtube as run
+
         name = locks.store_lock(f"sources:youtube:{channel or ','.join(targets or [])}"[:200])
         try:
             with locks.hold(client(), name, owner=_owner(self), wait=None):
-                return jobs.index_youtube(settings, targets, channel=channel, limit=limit,
-                                          force=force)
+                return run(settings, targets, channel=channel, limit=limit, force=force)
         except locks.LockTimeout:
             return {"source": "youtube", "skipped": "the same refresh is already running"}
 
-    @app.task(name=JOBS["crawl"].task, bind=True, throws=EXPECTED)
+    @app.task(name=jobs["crawl"].task, bind=True, throws=EXPECTED)
     def crawl(self: Task, spider: str, start_url: str | None = None, max_pages: int = 50,
               delay: float | None = None) -> dict:
         """One Scrapy crawl in a child process (the reactor cannot restart in a worker)."""
@@ -171,3 +171,24 @@ def register(app: Celery, settings: Settings) -> None:
                                  delay=delay)
         except locks.LockTimeout:
             return {"spider": spider, "skipped": "a crawl of this site is already running"}
+
+
+# Jobs whose task bodies are written out above, not made from the index's description.
+OWN_BODIES = ("scan", "index_youtube")
+
+
+def _register_job(app: Celery, settings: Settings, client: Callable[[], redis.Redis],
+                  store: str, job: IndexJob, task_name: str) -> None:
+    """One index job as a task: under its store's lock when it asks for one, retried on a
+    transient fault, acknowledged late when it is safe to run twice."""
+    run = resolve(job.run)
+
+    @app.task(name=task_name, bind=True, acks_late=job.idempotent, max_retries=MAX_RETRIES,
+              throws=EXPECTED)
+    def task(self: Task, **kwargs: object) -> dict:
+        def work() -> dict:
+            if not job.locked:
+                return run(settings, **kwargs)
+            with locks.hold(client(), locks.store_lock(store), owner=_owner(self)):
+                return run(settings, **kwargs)
+        return _retrying(self, work)

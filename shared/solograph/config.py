@@ -8,23 +8,24 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import yaml
-
 from solograph.errors import ConfigError
+from solograph.frozen import Frozen
 
 CONFIG_FILE = ".solograph.yaml"
 PRIVATE_MARKERS = (".solograph-private", ".metadata_never_index")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Frozen):
     home: Path
     scan_paths: tuple[Path, ...] = ()
+    # Projects a scan is limited to: SOLOGRAPH_SCOPE, else `scope:` of `scope_file` (read only
+    # when a scan asks, through `scan_scope`: a search never pays for PyYAML).
     scope: tuple[str, ...] = ()
+    scope_file: Path | None = None
     kb_path: Path | None = None
     claude_projects: Path | None = None
     max_file_bytes: int = 1_000_000
@@ -43,6 +44,8 @@ class Settings:
     search_port: int = 8002
     token: str = ""
     allowed_hosts: tuple[str, ...] = ()
+    # Origins (scheme://host[:port]) a browser page may call from, beyond the service's own.
+    allowed_origins: tuple[str, ...] = ()
     nightly_hour: int = 4
     web_workers: int = 1
     max_results: int = 100
@@ -55,7 +58,6 @@ class Settings:
     youtube_channels: tuple[str, ...] = ()
     subtitle_langs: tuple[str, ...] = ("en", "ru")
     crawls: tuple[str, ...] = ()
-    extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def portfolio_db(self) -> Path:
@@ -79,13 +81,10 @@ class Settings:
             raise ConfigError("no knowledge base: set KB_PATH to the folder of your notes")
         return kb_db_path(self.home, self.kb_path)
 
-    def with_(self, **changes) -> Settings:
-        return replace(self, **changes)
-
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, cwd: Path | None = None) -> Settings:
         env = os.environ if env is None else env
-        cwd = cwd or Path.cwd()
+        cwd = cwd or _cwd()
         home = Path(env.get("SOLOGRAPH_HOME") or "~/.solo").expanduser()
         scan_paths = tuple(
             Path(p.strip()).expanduser() for p in env.get("CODEGRAPH_SCAN_PATH", "").split(",")
@@ -96,13 +95,12 @@ class Settings:
         kb_raw = env.get("KB_PATH", "").strip()
         kb_path = Path(kb_raw).expanduser() if kb_raw else None
         scope = _split_scope(env.get("SOLOGRAPH_SCOPE", ""))
-        if not scope:
-            scope = _yaml_scope((kb_path or cwd) / CONFIG_FILE)
         claude = env.get("CLAUDE_PROJECTS_PATH", "").strip()
         return cls(
             home=home,
             scan_paths=scan_paths,
             scope=scope,
+            scope_file=None if scope else (kb_path or cwd) / CONFIG_FILE,
             kb_path=kb_path,
             claude_projects=Path(claude).expanduser() if claude
             else Path("~/.claude/projects").expanduser(),
@@ -118,6 +116,7 @@ class Settings:
             token=env.get("SOLOGRAPH_TOKEN", "").strip(),
             allowed_hosts=tuple(h.strip() for h in env.get("SOLOGRAPH_ALLOWED_HOSTS", "")
                                 .split(",") if h.strip()),
+            allowed_origins=_split_list(env.get("SOLOGRAPH_ALLOWED_ORIGINS", "")),
             nightly_hour=_hour(env),
             web_workers=_int(env, "SOLOGRAPH_WEB_WORKERS", 1),
             max_results=_int(env, "SOLOGRAPH_MAX_RESULTS", 100),
@@ -130,9 +129,37 @@ class Settings:
             crawls=_split_list(env.get("SOLOGRAPH_CRAWLS", "")),
         )
 
+    def bind(self, host: str) -> Settings:
+        """These settings listening on `host`, given on a command line: the published address
+        described the configured bind, not this one, so it no longer counts."""
+        return self.with_(host=host, published_host="")
+
+    @property
+    def scan_scope(self) -> tuple[str, ...]:
+        """The projects a scan is limited to (empty: all of them)."""
+        if self.scope or self.scope_file is None:
+            return self.scope
+        return _yaml_scope(self.scope_file)
+
     @property
     def loopback_only(self) -> bool:
-        return (self.published_host or self.host) in LOOPBACK_HOSTS
+        """Whether only this machine can reach the service, which is what decides if a token
+        is needed. The bind address decides; the published address only stands in for the
+        wildcard bind of a container whose ports are published there (compose listens on
+        0.0.0.0 inside and publishes on 127.0.0.1). A specific address beyond loopback is
+        reachable from beyond, whatever is published."""
+        if self.host in LOOPBACK_HOSTS:
+            return True
+        return self.host in WILDCARD_HOSTS and self.published_host in LOOPBACK_HOSTS
+
+
+def _cwd() -> Path:
+    """The current folder; the home folder when it has been deleted (cron in a removed
+    folder), where `.solograph.yaml` is looked for instead."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        return Path.home()
 
 
 def _hour(env: Mapping[str, str]) -> int:
@@ -174,8 +201,14 @@ def _yaml_scope(path: Path) -> tuple[str, ...]:
         text = path.read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError, PermissionError):
         return ()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}") from None
+    import yaml  # only when there is a file to read: most commands never load PyYAML
+
+    from solograph import bounded_yaml
+
     try:
-        data = yaml.safe_load(text) or {}
+        data = bounded_yaml.load(text) or {}
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from None
     if not isinstance(data, dict):

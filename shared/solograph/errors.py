@@ -22,11 +22,19 @@ class BadQuery(SolographError):
     code = "bad_query"
 
 
-class UnknownProject(SolographError):
+class NotFound(SolographError):
+    """What was asked for is not there: a page, a heading, a session, a video."""
+
+    code = "not_found"
+
+
+class UnknownProject(NotFound):
     code = "unknown_project"
 
 
 class NotIndexed(SolographError):
+    """The index itself is missing or empty: something has to be indexed first."""
+
     code = "not_indexed"
 
 

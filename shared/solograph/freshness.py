@@ -1,32 +1,47 @@
 """Freshness in every answer: did the search-time sync finish, and how new is what the index
 holds.
 
-    {"complete": bool, "pending": int, "as_of": str | null}
+    {"complete": bool, "pending": int, "unreadable": int, "as_of": str | null}
 
 `complete`/`pending`: whether the sync run before the answer read every changed file, and how
-many it left (the next search, the explicit sync command or the worker reads them). `as_of`
-comes from the index itself (the newest message, page mtime, scan or run it holds; ISO-8601
-UTC to the second), never from the clock, so an unchanged index answers the same bytes.
+many it left (the next search, the explicit sync command or the worker reads them).
+`unreadable`: files (or folders) the process may not open, say transcripts of another uid;
+while any is, the answer is not complete, since what they hold is missing from it. `as_of`
+comes from the index itself (each index's `as_of`: the newest message, page mtime, scan or run
+it holds; ISO-8601 UTC to the second), never from the clock, so an unchanged index answers the
+same bytes.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from datetime import UTC, datetime
-
-from solograph.portfolio import LAST_SCAN
-from solograph.store import get_meta
+from solograph.typed import TypedDict
 
 
-def freshness(*, pending: int = 0, as_of: str | None = None) -> dict:
-    return {"complete": pending == 0, "pending": pending, "as_of": as_of}
+class Freshness(TypedDict):
+    complete: bool
+    pending: int
+    unreadable: int
+    as_of: str | None
+
+UNREADABLE_NOTE = ("{n} file(s) or folder(s) could not be read (permission denied?) and are "
+                   "missing from this answer; the index must run as the files' owner "
+                   "(SOLOGRAPH_UID / SOLOGRAPH_GID in the stack)")
+
+
+def freshness(*, pending: int = 0, as_of: str | None = None, unreadable: int = 0) -> dict:
+    return {"complete": pending == 0 and unreadable == 0, "pending": pending,
+            "unreadable": unreadable, "as_of": as_of}
 
 
 def attach(answer: dict, fresh: dict, note: str | None = None) -> dict:
-    """`answer` with its `freshness` (and, when files were left unread, a `note`)."""
+    """`answer` with its `freshness` (and, when files were left unread or could not be read,
+    a `note`)."""
     out = {**answer, "freshness": fresh}
-    if fresh["pending"] and note:
-        out["note"] = note
+    notes = [note] if fresh["pending"] and note else []
+    if fresh.get("unreadable"):
+        notes.append(UNREADABLE_NOTE.format(n=fresh["unreadable"]))
+    if notes:
+        out["note"] = "; ".join(notes)
     return out
 
 
@@ -35,6 +50,8 @@ def iso(value: object) -> str | None:
     the second; None when there is none or it cannot be read."""
     if value is None or value == "":
         return None
+    from datetime import UTC, datetime
+
     try:
         if isinstance(value, int | float) or (isinstance(value, str)
                                               and value.replace(".", "", 1).isdigit()):
@@ -48,32 +65,3 @@ def iso(value: object) -> str | None:
     except (ValueError, OverflowError, OSError):
         return None
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _one(conn: sqlite3.Connection, sql: str) -> object:
-    try:
-        row = conn.execute(sql).fetchone()
-    except sqlite3.OperationalError:  # a table an older index lacks
-        return None
-    return row[0] if row else None
-
-
-def sessions_as_of(conn: sqlite3.Connection) -> str | None:
-    """The newest message time the session index holds."""
-    return iso(_one(conn, "SELECT MAX(last_at) FROM sessions WHERE last_at != ''"))
-
-
-def kb_as_of(conn: sqlite3.Connection) -> str | None:
-    """The newest mtime of the pages the KB index holds."""
-    return iso(_one(conn, "SELECT MAX(mtime_ns) FROM docs WHERE mtime_ns > 0"))
-
-
-def portfolio_as_of(conn: sqlite3.Connection) -> str | None:
-    """The last scan."""
-    return iso(get_meta(conn, LAST_SCAN))
-
-
-def sources_as_of(conn: sqlite3.Connection) -> str | None:
-    """The last crawl or import run, else the newest document's date."""
-    return (iso(_one(conn, "SELECT MAX(finished_at) FROM runs"))
-            or iso(_one(conn, "SELECT MAX(date) FROM documents WHERE date != ''")))

@@ -28,9 +28,23 @@ def migration_files(store: str) -> tuple[tuple[str, str], ...]:
 
     folder = Path(package.__file__).parent / store
     if not folder.is_dir():
+        folder = _index_migrations(store)
+    if folder is None or not folder.is_dir():
         raise StoreError(f"no migrations for store {store!r}")
     files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
     return tuple((f.name.removesuffix(".sql"), f.read_text(encoding="utf-8")) for f in files)
+
+
+def _index_migrations(store: str) -> Path | None:
+    """The migrations folder of an index that ships its own (`Index.migrations`)."""
+    import importlib
+
+    from solograph.indexes import all_indexes
+
+    for index in all_indexes():
+        if index.name == store and index.migrations:
+            return Path(importlib.import_module(index.migrations).__file__).parent / store
+    return None
 
 
 def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:

@@ -26,10 +26,15 @@ from solograph.store import connect_reader
 if TYPE_CHECKING:  # the hook imports this module: no YAML (config) or secret rules at import
     from solograph.config import Settings
 
-SEARCH_TOOLS = ("symbol_search", "session_search", "kb_search", "source_search")
-# The suite of evals/ whose result ids each tool's answers use.
-EVAL_SUITES = {"symbol_search": "portfolio", "session_search": "sessions", "kb_search": "kb",
-               "source_search": "sources"}
+
+
+def search_tools() -> dict[str, str]:
+    """Each searching tool (an MCP tool that takes a query) -> the evals suite its result ids
+    belong to, which is its index's name."""
+    from solograph.indexes import all_answers
+
+    return {answer.name: index.name for index, answer in all_answers()
+            if answer.tool and any(p.name == "query" for p in answer.params)}
 
 
 def usage_dir(settings: Settings) -> Path:
@@ -41,10 +46,19 @@ def _month_file(folder: Path, when: float) -> Path:
 
 
 def _redact_args(args: dict) -> dict:
+    """The call's arguments with every string redacted, inside lists and mappings too."""
     from solograph.text.secrets import redact
 
-    return {k: redact(v) if isinstance(v, str) else v for k, v in args.items()
-            if v is not None}
+    def clean(value: object) -> object:
+        if isinstance(value, str):
+            return redact(value)
+        if isinstance(value, dict):
+            return {str(k): clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [clean(v) for v in value]
+        return value
+
+    return {k: clean(v) for k, v in args.items() if v is not None}
 
 
 def result_ids(answer: dict | None, n: int = 3) -> list[str]:
@@ -58,7 +72,7 @@ def result_ids(answer: dict | None, n: int = 3) -> list[str]:
         if "project" in item and "path" in item and "line" in item:
             out.append(f"{item['project']}:{item['path']}:{item['line']}")
         else:
-            for key in ("id", "session_id", "path", "url"):
+            for key in ("id", "session", "session_id", "path", "url"):
                 if item.get(key):
                     out.append(str(item[key]))
                     break
@@ -188,7 +202,7 @@ def report(settings: Settings, *, days: int = 14, now: datetime | None = None,
     tools = [r for r in records if r.get("kind") == "tool"]
     agent = [r for r in tools if r.get("session")]
     hooks = [r for r in records if r.get("kind") == "hook"]
-    searches = [r for r in agent if r.get("tool") in SEARCH_TOOLS]
+    searches = [r for r in agent if r.get("tool") in search_tools()]
     empty = [r for r in searches if not r.get("error") and r.get("count") == 0]
     failed = [r for r in agent if r.get("error")]
     calling = {r["session"] for r in agent}
@@ -203,8 +217,8 @@ def report(settings: Settings, *, days: int = 14, now: datetime | None = None,
         "numbers": {
             "reach": reach,
             "sessions": len(sessions_in_period) if sessions_in_period is not None else None,
-            "reaching_sessions": len(calling & sessions_in_period) if sessions_in_period
-            else len(calling),
+            "reaching_sessions": len(calling & sessions_in_period)
+            if sessions_in_period is not None else len(calling),
             "calls_per_reaching_session": round(len(agent) / len(calling), 2) if calling else None,
             "empty_search_share": _share(len(empty), len(searches)),
             "failed_share": _share(len(failed), len(agent)),
@@ -229,8 +243,9 @@ def export_queries(settings: Settings, out: Path, *, days: int | None = None,
     now = now or datetime.now(UTC)
     since = now - timedelta(days=days) if days else datetime(1970, 1, 1, tzinfo=UTC)
     seen: dict[tuple, dict] = {}
+    suites = search_tools()
     for r in read_records(usage_dir(settings), since):
-        if r.get("kind") != "tool" or r.get("tool") not in SEARCH_TOOLS:
+        if r.get("kind") != "tool" or r.get("tool") not in suites:
             continue
         args = r.get("args") or {}
         query = args.get("query")
@@ -244,7 +259,7 @@ def export_queries(settings: Settings, out: Path, *, days: int | None = None,
                      "project": args.get("project"), "expected": [],
                      "tags": ["usage-log"],
                      "meta": {"source": "usage-log", "at": r["ts"], "tool": r["tool"],
-                              "suite": EVAL_SUITES[r["tool"]], "returned": r.get("ids", []),
+                              "suite": suites[r["tool"]], "returned": r.get("ids", []),
                               "count": r.get("count"), "times": 1}}
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", encoding="utf-8") as handle:

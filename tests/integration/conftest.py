@@ -113,8 +113,8 @@ def wait_until_ready(celery, proc: subprocess.Popen, timeout: float = 30.0) -> N
 @contextmanager
 def worker(home: Home, *, concurrency: int = 2, log_name: str = "worker.log",
            ) -> Iterator[subprocess.Popen]:
-    """`solograph worker` on the scan, sessions and kb queues, ready when it answers a ping."""
-    cmd = procs.solograph_cmd("worker", "-Q", "scan,sessions,kb", "-c", str(concurrency))
+    """`solograph worker` on the portfolio, sessions and kb queues, ready when it answers a ping."""
+    cmd = procs.solograph_cmd("worker", "-Q", "portfolio,sessions,kb", "-c", str(concurrency))
     celery = create_celery(home.settings)
     try:
         with procs.process(cmd, env=home.env, log=home.logs / log_name) as proc:

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from solograph import __version__, jobs, reads
+from solograph import __version__, reads
 from solograph.config import Settings
+from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph.store import migration_files
 from solograph_services.api.app import create_app
 from solograph_services.common.jobs import create_celery
@@ -31,8 +32,8 @@ INTERNAL = b'{"error":"internal","message":"internal error"}'
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     base = tmp_path_factory.mktemp("api")
     settings = Settings(home=base / "home", scan_paths=(make_portfolio(base),), max_results=50)
-    jobs.refresh_registry(settings)
-    jobs.scan_portfolio(settings)
+    refresh_registry(settings)
+    scan_portfolio(settings)
     return settings
 
 
@@ -97,10 +98,14 @@ def test_empty_home_is_not_indexed(settings: Settings):
         assert r.json()["error"] == "not_indexed" and "solograph scan" in r.json()["hint"]
         health = c.get("/health")
     assert health.status_code == 200
+    absent = {"present": False, "readable": False, "schema": None, "migrations_current": False}
     assert health.json() == {
         "ok": True, "version": __version__,
-        "stores": {"portfolio": {"present": False, "readable": False,
-                                 "migrations_current": False}},
+        "stores": {"portfolio": absent, "sessions": absent,
+                   "kb": {**absent, "configured": False,
+                          "problem": "no knowledge base: set KB_PATH to the folder of your "
+                                     "notes"},
+                   "sources": absent},
         "redis": {"configured": False, "reachable": False}}
     assert not settings.portfolio_db.exists()  # a probe never creates a store
 
@@ -111,12 +116,13 @@ def test_unreadable_store_is_a_store_error_and_unhealthy(settings: Settings):
     with TestClient(create_app(settings), base_url=BASE) as c:
         r = c.get("/v1/symbols", params={"q": "auth"})
         health = c.get("/health")
-    assert r.status_code == 500
+    assert r.status_code == 503
     assert r.json()["error"] == "store_error" and "Traceback" not in r.text
     assert health.status_code == 503
     assert health.json()["ok"] is False
-    assert health.json()["stores"]["portfolio"] == {"present": True, "readable": False,
-                                                    "migrations_current": False}
+    store = health.json()["stores"]["portfolio"]
+    assert (store["present"], store["readable"], store["migrations_current"]) == (
+        True, False, False) and "not a database" in store["problem"]
 
 
 def test_internal_error_is_generic_and_has_no_traceback(settings: Settings):
@@ -141,6 +147,7 @@ def test_health_of_an_indexed_home(client: TestClient):
     r = client.get("/health")
     assert r.status_code == 200
     assert r.json()["stores"]["portfolio"] == {"present": True, "readable": True,
+                                               "schema": "0002_vocab",
                                                "migrations_current": True}
     assert r.json()["ok"] is True and r.json()["version"] == __version__
 
@@ -194,7 +201,8 @@ def test_guard_token_host_origin_and_body_size(indexed: Settings):
                                headers={**auth, "Origin": "https://evil.example"})
         assert foreign_origin.status_code == 403
         same_origin = c.get("/v1/symbols", params=q,
-                            headers={**auth, "Origin": "http://127.0.0.1:8765"})
+                            headers={**auth, "Origin": "http://127.0.0.1:8765",
+                                     "Host": "127.0.0.1:8765"})
         assert same_origin.status_code == 200
         big = c.post("/v1/jobs/scan", content=b"x" * 1_100_000,
                      headers={**auth, "Content-Type": "application/json"})
@@ -215,12 +223,12 @@ def test_jobs_with_a_broker_are_queued_and_polled(indexed: Settings, redis_url: 
     with TestClient(create_app(settings), base_url=BASE) as c:
         r = c.post("/v1/jobs/scan", json={"projects": ["web-app"], "registry": False})
         assert r.status_code == 202, r.text
-        assert r.json()["queue"] == "scan"
+        assert r.json()["queue"] == "portfolio"
         status = c.get(f"/v1/jobs/{r.json()['job']}")
         assert status.status_code == 200
         assert status.json()["state"] == "PENDING"
-        for path, queue in (("/v1/jobs/registry", "scan"), ("/v1/jobs/sync-sessions", "sessions"),
-                            ("/v1/jobs/index-kb", "kb")):
+        for path, queue in (("/v1/jobs/registry", "portfolio"),
+                            ("/v1/jobs/sync-sessions", "sessions"), ("/v1/jobs/index-kb", "kb")):
             r = c.post(path)
             assert (r.status_code, r.json()["queue"]) == (202, queue)
         assert c.post("/v1/jobs/scan", json={"projects": "web-app"}).status_code == 422
@@ -232,9 +240,9 @@ def test_jobs_with_a_broker_are_queued_and_polled(indexed: Settings, redis_url: 
 
     r = redis.Redis.from_url(settings.redis_url)
     try:
-        assert {q: r.llen(q) for q in ("scan", "sessions", "kb")} == {
-            "scan": 2, "sessions": 1, "kb": 1}
-        r.delete("scan", "sessions", "kb")  # only our own queues, in our own database
+        assert {q: r.llen(q) for q in ("portfolio", "sessions", "kb")} == {
+            "portfolio": 2, "sessions": 1, "kb": 1}
+        r.delete("portfolio", "sessions", "kb")  # only our own queues, in our own database
     finally:
         r.close()
 

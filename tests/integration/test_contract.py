@@ -16,8 +16,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from solograph import jobs
 from solograph.config import Settings
+from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from tests.support.kb import make_kb
 from tests.support.portfolio import make_portfolio
 from tests.support.procs import free_port, process, solograph_cmd, wait_for_http
@@ -77,8 +77,8 @@ def indexed(tmp_path_factory) -> Settings:
     base = tmp_path_factory.mktemp("contract")
     settings = Settings(home=base / "home", scan_paths=(make_portfolio(base),),
                         kb_path=make_kb(base), claude_projects=base / "claude-projects")
-    jobs.refresh_registry(settings)
-    jobs.scan_portfolio(settings)
+    refresh_registry(settings)
+    scan_portfolio(settings)
     build_sources(settings, base)
     transcripts = Transcripts(settings.claude_projects)
     transcripts.conversation("/home/dev/code/web-app", "fix the webhook retry in billing",

@@ -17,7 +17,6 @@ from solograph import reads
 from solograph.config import Settings
 from solograph_services.api.app import create_app
 from solograph_services.common import handoff, jobs
-from solograph_services.mcp import tools
 from solograph_services.mcp.server import build_server
 from tests.support import procs
 from tests.support.kb import make_kb
@@ -64,18 +63,19 @@ class Spy:
 
 
 class Capture:
-    """Wraps a core read, keeping the answers it returned."""
+    """Wraps the core's one read path, keeping the answers it returned for read `name`."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
         self.answers: list[dict] = []
-        real = getattr(reads, name)
+        real = reads.read
 
-        def read(*args, **kwargs):
-            answer = real(*args, **kwargs)
-            self.answers.append(answer)
+        def read(read_name, settings, /, **kwargs):
+            answer = real(read_name, settings, **kwargs)
+            if read_name == name:
+                self.answers.append(answer)
             return answer
 
-        monkeypatch.setattr(reads, name, read)
+        monkeypatch.setattr(reads, "read", read)
 
 
 def queued(url: str) -> dict[str, int]:
@@ -137,7 +137,7 @@ def test_a_complete_answer_hands_nothing_over(tmp_path, redis_url, svc, monkeypa
     spy = Spy(monkeypatch)
     with TestClient(create_app(settings), base_url=BASE) as c:
         r = c.get("/v1/sessions", params={"q": "webhook retry"})
-        assert r.json()["freshness"] == {"complete": True, "pending": 0,
+        assert r.json()["freshness"] == {"complete": True, "pending": 0, "unreadable": 0,
                                          "as_of": r.json()["freshness"]["as_of"]}
         time.sleep(0.2)
     assert spy.jobs == []
@@ -149,14 +149,7 @@ async def test_mcp_hands_a_pending_sync_to_the_worker(tmp_path, redis_url, svc, 
     clear(url)
     settings = make_settings(tmp_path, url)
     spy = Spy(monkeypatch)
-    captured: list[dict] = []
-    real = tools.SESSION_SEARCH
-
-    def read(*args, **kwargs):
-        captured.append(real(*args, **kwargs))
-        return captured[-1]
-
-    monkeypatch.setattr(tools, "SESSION_SEARCH", read)
+    captured = Capture(monkeypatch, "session_search").answers
     async with Client(build_server(settings)) as client:
         result = await client.call_tool("session_search", {"query": "webhook retry"})
         assert result.content[0].text == reads.to_json(captured[0])

@@ -168,7 +168,18 @@ def test_host_and_origin_are_checked(client):
                          headers={"origin": "https://evil.example"})
     assert refused.status_code == 403
     assert client.get("/search", params={"q": "pricing"},
-                      headers={"origin": "http://127.0.0.1:8002"}).status_code == 200
+                      headers={"origin": "http://127.0.0.1:8002",
+                               "host": "127.0.0.1:8002"}).status_code == 200
+    assert client.get("/search", params={"q": "pricing"},
+                      headers={"origin": "http://127.0.0.1:3000",
+                               "host": "127.0.0.1:8002"}).status_code == 403
+
+
+def test_a_number_of_results_in_other_digits_is_a_bad_query(client):
+    for n in ("³", "٣", "1e3", " 5x", "99999999999"):
+        answer = client.get("/search", params={"q": "pricing", "n": n})
+        assert answer.status_code == 400, n
+        assert answer.json()["error"] == "bad_query"
 
 
 def test_its_own_token(indexed):

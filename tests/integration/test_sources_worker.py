@@ -1,4 +1,4 @@
-"""Source jobs on a real worker: crawls on the `scrapers` queue, each in its own subprocess, so
+"""Source jobs on a real worker: crawls on the `sources` queue, each in its own subprocess, so
 one prefork child runs crawl after crawl (in-process, Twisted's reactor would refuse the
 second: ReactorNotRestartable)."""
 
@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 
 from solograph import reads
-from solograph_services.common.jobs import JOBS, create_celery, submit
+from solograph_services.common.jobs import create_celery, job_table, submit
 from tests.support import procs
 from tests.support.sites import PRODUCTHUNT, TRUSTMRR, serve_site
 
@@ -25,7 +25,7 @@ def scrapers(tmp_path_factory: pytest.TempPathFactory, redis_url: str, svc):
     base = tmp_path_factory.mktemp("scrapers")
     home = svc.make_home(base, base / "repos", svc.with_db(redis_url, SOURCES_DB))
     celery = create_celery(home.settings)
-    cmd = procs.solograph_cmd("worker", "-Q", "scrapers", "-c", "1")
+    cmd = procs.solograph_cmd("worker", "-Q", "sources", "-c", "1")
     try:
         with procs.process(cmd, env=home.env, log=home.logs / "scrapers.log") as proc:
             deadline = time.monotonic() + 30
@@ -41,7 +41,8 @@ def scrapers(tmp_path_factory: pytest.TempPathFactory, redis_url: str, svc):
 
 def test_crawls_run_one_after_another_in_one_worker_child(scrapers, svc):
     home, celery = scrapers
-    assert JOBS["crawl"].queue == JOBS["index_youtube"].queue == "scrapers"
+    jobs = job_table()
+    assert jobs["crawl"].queue == jobs["index_youtube"].queue == "sources"
     with serve_site(PRODUCTHUNT) as ph, serve_site(TRUSTMRR) as tm:
         first = svc.wait_for_job(celery, submit(celery, "crawl", spider="producthunt",
                                                 start_url=ph.url("/"), max_pages=1,
@@ -84,6 +85,6 @@ def test_jobs_submitted_over_http(scrapers, svc):
         assert post("/v1/jobs/index-youtube", {})[0] == 400
         code, queued = post("/v1/jobs/crawl", {"spider": "trustmrr", "max_pages": 2,
                                                "start_url": site.url("/"), "delay": 0.5})
-        assert (code, queued["queue"]) == (202, "scrapers")
+        assert (code, queued["queue"]) == (202, "sources")
         done = svc.wait_for_job(celery, queued["job"])
     assert done["state"] == "SUCCESS" and done["result"]["pages"] == 2

@@ -13,8 +13,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from solograph import jobs
 from solograph.config import Settings
+from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph.usage import usage_dir
 from tests.support.portfolio import make_portfolio
 from tests.support.procs import free_port, process, solograph_cmd, wait_for_http
@@ -30,8 +30,8 @@ def anyio_backend() -> str:
 @pytest.fixture
 def indexed(tmp_path) -> Settings:
     settings = Settings(home=tmp_path / "home", scan_paths=(make_portfolio(tmp_path),))
-    jobs.refresh_registry(settings)
-    jobs.scan_portfolio(settings)
+    refresh_registry(settings)
+    scan_portfolio(settings)
     return settings
 
 

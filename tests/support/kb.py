@@ -1,8 +1,10 @@
-"""A fixture knowledge base, and the real wikis laid out as KBs (through symlinks, since the
-corpora folder is read-only and the KB's .solograph.yaml lives at its root)."""
+"""A fixture knowledge base, and the real wikis laid out as KBs (copied, since the corpora
+folder is read-only, the KB's .solograph.yaml lives at its root, and the index never follows a
+link that leaves the KB)."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 CONFIG = """kb:
@@ -127,16 +129,25 @@ def make_kb(base: Path, *, config: str = CONFIG, pages: dict[str, str] | None = 
     return root
 
 
+def _copy(dst: Path, src: Path) -> None:
+    """A copy of a corpus file or folder inside the KB: a symbolic link would leave the KB
+    folder, and the index never follows one that does."""
+    if src.is_dir():
+        shutil.copytree(src, dst, copy_function=shutil.copy2)
+    else:
+        shutil.copy2(src, dst)
+
+
 def layout_21ideas(corpora: Path, base: Path) -> Path:
     """The bilingual wiki as Quartz publishes it: wiki/en and wiki/ru (its links are
     [[en/...]] and [[ru/...]]), with raw/ and docs/ beside the wiki."""
     src = corpora / "wiki" / "21ideas-wiki"
     root = base / "21ideas"
     (root / "wiki").mkdir(parents=True)
-    (root / "wiki" / "en").symlink_to(src / "wiki-en")
-    (root / "wiki" / "ru").symlink_to(src / "wiki-ru")
+    _copy(root / "wiki" / "en", src / "wiki-en")
+    _copy(root / "wiki" / "ru", src / "wiki-ru")
     for name in ("raw", "docs", "README.md", "CLAUDE.md"):
-        (root / name).symlink_to(src / name)
+        _copy(root / name, src / name)
     return root
 
 
@@ -146,6 +157,6 @@ def layout_ekgardt(corpora: Path, base: Path) -> Path:
     root = base / "ekgardt"
     root.mkdir(parents=True)
     for entry in src.iterdir():
-        (root / entry.name).symlink_to(entry)
+        _copy(root / entry.name, entry)
     (root / ".solograph.yaml").write_text("kb:\n  pages: knowledge/\n", encoding="utf-8")
     return root

@@ -28,7 +28,7 @@ def solograph_cmd(*args: str) -> list[str]:
     exe = VENV_BIN / "solograph"
     if exe.exists():
         return [str(exe), *args]
-    return [sys.executable, "-m", "solograph_services.entry", *args]
+    return [sys.executable, "-m", "solograph_services.cli.main", *args]
 
 
 def wait_for_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:

@@ -17,8 +17,8 @@ import json
 from pathlib import Path
 
 from solograph.config import Settings
-from solograph.sources import Document, put, writing
 from solograph.sources import youtube as yt
+from solograph.sources.store import Document, put, writing
 
 TALK_ID = "pR1c1ngT1er"
 OTHER_ID = "d1str1but10"
@@ -155,7 +155,7 @@ FILLER = [("Inboxly", "email triage for busy teams"),
 
 def build_sources(settings: Settings, workdir: Path) -> None:
     """Two talks (offline yt-dlp path), three launches and a Telegram channel."""
-    from solograph import jobs
+    from solograph.sources.sync import import_telegram
 
     with writing(settings.sources_db) as conn:
         for info in (talk_info(), talk_info(OTHER_ID, title="Distribution beats product",
@@ -179,4 +179,4 @@ def build_sources(settings: Settings, workdir: Path) -> None:
                             f"https://www.producthunt.com/posts/launch-{i}",
                             f"{name} {i}: {tagline}", "2026-11-27", upvotes=i)
                    for i, (name, tagline) in enumerate(FILLER * 4)])
-    jobs.import_telegram(settings, write_telegram(workdir))
+    import_telegram(settings, write_telegram(workdir))

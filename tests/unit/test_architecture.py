@@ -1,4 +1,6 @@
-"""Imports flow one way: services import the core; the core imports no framework."""
+"""Imports flow one way: services import the core; the core imports no framework, no CLI
+library and no service; services never reach into each other except through
+`services/common`, and the command line starts the others only through their entry points."""
 
 from __future__ import annotations
 
@@ -10,8 +12,15 @@ ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "shared" / "solograph"
 SERVICES = ROOT / "services"
 FORBIDDEN_IN_CORE = {"fastapi", "starlette", "uvicorn", "celery", "kombu", "billiard", "redis",
-                     "mcp", "httpx", "scrapy", "twisted", "solograph_services"}
-SERVICE_NAMES = ("api", "worker", "mcp", "search", "scrapers")
+                     "mcp", "httpx", "httpx2", "scrapy", "twisted", "solograph_services",
+                     "argparse", "click", "typer"}
+SERVICE_NAMES = ("api", "worker", "mcp", "search", "scrapers", "cli", "hook")
+# The one console script starts each service and runs the hook: through these entry modules
+# only, imported when their command runs.
+ENTRY_POINTS = {"solograph_services.api.app", "solograph_services.mcp.server",
+                "solograph_services.mcp.stdio",
+                "solograph_services.worker.app", "solograph_services.search.app",
+                "solograph_services.hook.main"}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -44,9 +53,32 @@ def test_services_do_not_reach_into_each_other():
             for module in imported_modules(path):
                 parts = module.split(".")
                 if (parts[0] == "solograph_services" and len(parts) > 1
-                        and parts[1] in SERVICE_NAMES and parts[1] != service):
+                        and parts[1] in SERVICE_NAMES and parts[1] != service
+                        and not (service == "cli" and module in ENTRY_POINTS)):
                     offenders.setdefault(str(path.relative_to(ROOT)), []).append(module)
     assert offenders == {}
+
+
+def test_every_index_package_has_the_four_entry_modules():
+    from solograph.indexes import PACKAGES
+
+    for package in PACKAGES:
+        folder = CORE / package.split(".", 1)[1]
+        assert {"store.py", "sync.py", "search.py", "answers.py"} <= {
+            p.name for p in folder.iterdir()}, package
+
+
+def test_the_index_descriptions_name_code_that_exists():
+    from solograph.index import resolve
+    from solograph.indexes import all_indexes
+
+    for index in all_indexes():
+        refs = [index.db, index.open, index.as_of, index.sync]
+        refs += [a.run for a in index.answers] + [a.schema for a in index.answers]
+        refs += [j.run for j in index.jobs]
+        for ref in filter(None, refs):
+            assert resolve(ref) is not None, ref
+        assert index.sync_job == "" or index.job(index.sync_job), index.name
 
 
 def test_every_subpackage_is_listed_for_packaging():

@@ -22,23 +22,24 @@ def test_scan_paths_are_comma_separated(tmp_path):
 
 def test_scope_from_env_wins_over_yaml(tmp_path):
     (tmp_path / ".solograph.yaml").write_text("scope: [one, two]\n")
-    assert Settings.from_env({}, cwd=tmp_path).scope == ("one", "two")
-    assert Settings.from_env({"SOLOGRAPH_SCOPE": "a b"}, cwd=tmp_path).scope == ("a", "b")
+    assert Settings.from_env({}, cwd=tmp_path).scan_scope == ("one", "two")
+    assert Settings.from_env({"SOLOGRAPH_SCOPE": "a b"}, cwd=tmp_path).scan_scope == ("a", "b")
 
 
 def test_scope_from_the_kb_config(tmp_path):
     kb = tmp_path / "kb"
     kb.mkdir()
     (kb / ".solograph.yaml").write_text("scope: alpha beta\nkb:\n  pages: wiki/\n")
-    assert Settings.from_env({"KB_PATH": str(kb)}, cwd=tmp_path).scope == ("alpha", "beta")
+    assert Settings.from_env({"KB_PATH": str(kb)}, cwd=tmp_path).scan_scope == ("alpha", "beta")
 
 
 @pytest.mark.parametrize("text", ["scope: 5\n", "scope: {a: 1}\n", "- just a list\n",
                                   "scope: [unclosed\n"])
-def test_bad_yaml_scope_is_a_clear_error(tmp_path, text):
+def test_bad_yaml_scope_is_a_clear_error_for_a_scan_only(tmp_path, text):
     (tmp_path / ".solograph.yaml").write_text(text)
+    settings = Settings.from_env({}, cwd=tmp_path)  # a search never reads `scope:`
     with pytest.raises(ConfigError, match=".solograph.yaml"):
-        Settings.from_env({}, cwd=tmp_path)
+        assert settings.scan_scope is None
 
 
 def test_bad_integer_setting(tmp_path):

@@ -10,16 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from solograph import freshness, jobs, reads
+from solograph import freshness, reads
 from solograph.config import Settings
-from solograph.kb.sync import open_kb
+from solograph.kb.store import open_kb
+from solograph.kb.sync import index_kb
 from solograph.kb.sync import sync as kb_sync
+from solograph.portfolio.sync import refresh_registry, scan_portfolio
+from solograph.sessions.sync import sync_sessions
 from tests.support.kb import make_kb
 from tests.support.portfolio import make_portfolio
 from tests.support.sources import build_sources
 from tests.support.transcripts import Transcripts
 
-SHAPE = {"complete", "pending", "as_of"}
+SHAPE = {"complete", "pending", "unreadable", "as_of"}
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
 
 
@@ -57,7 +60,7 @@ def test_a_search_under_no_budget_answers_with_the_newest_and_converges(tmp_path
         if answers[-1]["freshness"]["complete"]:
             break
     last = answers[-1]
-    assert last["freshness"] == {"complete": True, "pending": 0,
+    assert last["freshness"] == {"complete": True, "pending": 0, "unreadable": 0,
                                  "as_of": last["freshness"]["as_of"]}
     assert "note" not in last
     pending = [a["freshness"]["pending"] for a in answers]
@@ -66,7 +69,7 @@ def test_a_search_under_no_budget_answers_with_the_newest_and_converges(tmp_path
 
     # The same answer as an index synced in one go, freshness included.
     whole = Settings(home=tmp_path / "home2", claude_projects=tmp_path / "projects")
-    assert jobs.sync_sessions(whole)["pending"] == 0
+    assert sync_sessions(whole)["pending"] == 0
     one_shot = reads.session_search(whole, "webhook retry", limit=20)
     assert found(one_shot) == found(last)
     assert one_shot["freshness"] == last["freshness"]
@@ -78,7 +81,7 @@ def test_an_explicit_sync_reads_everything(tmp_path):
     ids = transcripts(tmp_path / "projects")
     settings = Settings(home=tmp_path / "home", claude_projects=tmp_path / "projects",
                         sync_budget_ms=0)
-    report = jobs.sync_sessions(settings)
+    report = sync_sessions(settings)
     assert (report["new"], report["pending"], report["sessions"]) == (len(ids), 0, len(ids))
     answer = reads.session_search(settings, "webhook retry", limit=20)
     assert answer["freshness"]["complete"] is True and found(answer) == set(ids)
@@ -118,7 +121,7 @@ def test_the_kb_under_no_budget_converges_to_the_one_shot_index(tmp_path):
             break
     assert answers[-1]["freshness"]["complete"] is True
     whole = Settings(home=tmp_path / "home2", kb_path=root)
-    assert jobs.index_kb(whole)["pending"] == 0
+    assert index_kb(whole)["pending"] == 0
     for query in ("sandbox", "recipe units", "песочница для агента"):
         assert reads.to_json(reads.kb_search(settings, query)) == \
             reads.to_json(reads.kb_search(whole, query))
@@ -147,8 +150,8 @@ def everything(tmp_path_factory) -> Settings:
     base = tmp_path_factory.mktemp("fresh")
     settings = Settings(home=base / "home", scan_paths=(make_portfolio(base),),
                         kb_path=make_kb(base), claude_projects=base / "projects")
-    jobs.refresh_registry(settings)
-    jobs.scan_portfolio(settings)
+    refresh_registry(settings)
+    scan_portfolio(settings)
     build_sources(settings, base)
     transcripts(settings.claude_projects)
     return settings

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from solograph import jobs
 from solograph.config import Settings
 from solograph.kb import memgate
+from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from tests.support.kb import PAGES, make_kb
 from tests.support.portfolio import make_portfolio
 from tests.support.procs import solograph_cmd
@@ -30,8 +30,8 @@ def world(tmp_path_factory) -> dict:
     home = base / "home"
     projects = make_portfolio(base)
     settings = Settings(home=home, scan_paths=(projects,))
-    jobs.refresh_registry(settings)
-    jobs.scan_portfolio(settings, projects=["web-app"])
+    refresh_registry(settings)
+    scan_portfolio(settings, projects=["web-app"])
     kb = make_kb(base, pages={**PAGES, **HINT_PAGES}, config=CONFIG)
     gate, _ = memgate.train(labelled(150, seed=1))
     (kb / "harness").mkdir()
@@ -192,12 +192,14 @@ def test_a_corrupt_store_is_silence(world, tmp_path):
 def test_the_hook_imports_nothing_heavy():
     code = ("import sys, io, json; sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps("
             "{'hook_event_name': 'UserPromptSubmit', 'prompt': 'x y z', 'session_id': 's'})"
-            ".encode())); from solograph_services.entry import main; main(['hook']); "
+            ".encode())); from solograph_services.cli.main import main; main(['hook']); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('tree_sitter', "
             "'tree_sitter_language_pack', 'fastapi', 'mcp', 'celery', 'uvicorn', 'starlette', "
-            "'solograph_services') or m in ('solograph.cli', 'solograph.reads')), "
+            "'solograph_services') or m in ('solograph.reads',)), "
             "file=sys.stderr)")
     done = subprocess.run([str(Path(solograph_cmd()[0]).parent / "python"), "-c", code],
                           capture_output=True, text=True, timeout=30,
                           env={**os.environ, "SOLOGRAPH_HOME": "/nonexistent"})
-    assert done.stderr.strip() == "['solograph_services', 'solograph_services.entry']"
+    assert done.stderr.strip() == ("['solograph_services', 'solograph_services.cli', "
+                                   "'solograph_services.cli.main', 'solograph_services.hook', "
+                                   "'solograph_services.hook.main']")

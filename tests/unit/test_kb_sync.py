@@ -8,9 +8,10 @@ import sqlite3
 
 import pytest
 
-from solograph import jobs, reads
+from solograph import reads
 from solograph.config import Settings
-from solograph.kb.sync import open_kb, sync
+from solograph.kb.store import open_kb
+from solograph.kb.sync import index_kb, sync
 from tests.support.kb import make_kb
 
 
@@ -26,10 +27,10 @@ def paths(answer: dict) -> list[str]:
 
 def test_first_sync_reads_everything_then_nothing(kb):
     settings, root = kb
-    first = jobs.index_kb(settings)
+    first = index_kb(settings)
     assert first["read"] == first["docs"] == 9 and first["pages"] == 6
     assert "9 documents (6 in wiki/)" in first["summary"]
-    second = jobs.index_kb(settings)
+    second = index_kb(settings)
     assert second["read"] == 0 and second["deleted"] == 0
 
 
@@ -93,7 +94,7 @@ def test_a_changed_catalog_line_changes_what_search_finds(kb):
 
 def test_secrets_never_enter_the_index(kb):
     settings, root = kb
-    jobs.index_kb(settings)
+    index_kb(settings)
     conn = sqlite3.connect(settings.kb_db)
     try:
         dump = "\n".join(conn.iterdump())
@@ -105,14 +106,14 @@ def test_secrets_never_enter_the_index(kb):
 
 def test_an_index_written_under_older_rules_is_cleaned_on_open(kb):
     settings, root = kb
-    jobs.index_kb(settings)
+    index_kb(settings)
     conn = sqlite3.connect(settings.kb_db)
     conn.execute("UPDATE docs SET body = 'OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz01' "
                  "WHERE path = 'wiki/privacy-architecture.md'")
     conn.execute("UPDATE meta SET value = '0' WHERE key = 'rules_version'")
     conn.commit()
     conn.close()
-    assert jobs.index_kb(settings)["read"] == 9
+    assert index_kb(settings)["read"] == 9
     page = reads.kb_get(settings, "wiki/privacy-architecture.md")
     assert "sk-proj" not in page["text"]
 
@@ -121,7 +122,7 @@ def test_huge_and_binary_files_are_counted_not_fatal(kb):
     settings, root = kb
     (root / "notes" / "huge.md").write_text("x " * 600_000, encoding="utf-8")
     (root / "notes" / "bin.md").write_bytes(b"\x00\x01\xff\xfe zeppelins \x00")
-    report = jobs.index_kb(settings)
+    report = index_kb(settings)
     assert report["huge"] == ["notes/huge.md"]
     assert "notes/bin.md" in paths(reads.kb_search(settings, "zeppelins"))
 

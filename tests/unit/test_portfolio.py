@@ -7,18 +7,19 @@ import shutil
 
 import pytest
 
-from solograph import jobs, reads
+from solograph import reads
 from solograph.config import Settings
 from solograph.errors import BadQuery, UnknownProject
 from solograph.portfolio import registry
+from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph.store import connect_writer
 from tests.support.portfolio import make_portfolio
 
 
 def _build(settings, base):
     make_portfolio(base)
-    jobs.refresh_registry(settings)
-    return settings, jobs.scan_portfolio(settings)
+    refresh_registry(settings)
+    return settings, scan_portfolio(settings)
 
 
 @pytest.fixture
@@ -40,25 +41,25 @@ def names(answer):
 
 def test_registry_finds_each_checkout_once_including_nested(settings, tmp_path):
     root = make_portfolio(tmp_path)
-    report = jobs.refresh_registry(settings)
+    report = refresh_registry(settings)
     assert sorted(report["added"]) == ["native-tools", "py-service", "vendor-lib", "web-app"]
-    again = jobs.refresh_registry(settings)
+    again = refresh_registry(settings)
     assert again["added"] == [] and again["known"] == 4
     # A worktree-style checkout (.git is a file) is found too.
     wt = root / ".worktrees" / "feature"
     wt.mkdir(parents=True)
     (wt / ".git").write_text("gitdir: /elsewhere/.git/worktrees/feature\n")
-    assert jobs.refresh_registry(settings)["added"] == ["feature"]
+    assert refresh_registry(settings)["added"] == ["feature"]
 
 
 def test_removed_project_stays_out(settings, tmp_path):
     make_portfolio(tmp_path)
-    jobs.refresh_registry(settings)
+    refresh_registry(settings)
     conn = connect_writer(settings.portfolio_db, "portfolio")
     registry.remove(conn, "web-app")
     conn.close()
-    assert jobs.refresh_registry(settings)["added"] == []
-    jobs.scan_portfolio(settings)
+    assert refresh_registry(settings)["added"] == []
+    scan_portfolio(settings)
     answer = reads.project_info(settings, "projects")
     assert "web-app" not in [p["name"] for p in answer["projects"]]
     assert reads.symbol_search(settings, "login form")["results"] == []
@@ -66,18 +67,18 @@ def test_removed_project_stays_out(settings, tmp_path):
 
 def test_unknown_project_fails_the_run_with_a_clear_message(settings, tmp_path):
     make_portfolio(tmp_path)
-    jobs.refresh_registry(settings)
+    refresh_registry(settings)
     with pytest.raises(UnknownProject, match="nope"):
-        jobs.scan_portfolio(settings, projects=["web-app", "nope"])
+        scan_portfolio(settings, projects=["web-app", "nope"])
     with pytest.raises(UnknownProject):
-        jobs.scan_portfolio(settings.with_(scope=("nope",)))
+        scan_portfolio(settings.with_(scope=("nope",)))
 
 
 def test_private_checkout_is_never_registered_and_purged_later(settings, tmp_path):
     root = make_portfolio(tmp_path)
-    jobs.refresh_registry(settings)
+    refresh_registry(settings)
     (root / "py-service" / ".solograph-private").touch()
-    report = jobs.refresh_registry(settings)
+    report = refresh_registry(settings)
     assert report["purged"] == ["py-service"]
     names_ = [p["name"] for p in reads.project_info(settings, "projects")["projects"]]
     assert "py-service" not in names_
@@ -180,7 +181,7 @@ def _touch(path):
 
 def test_incremental_rescan_reads_only_what_changed(portfolio, tmp_path):
     settings, _ = portfolio
-    again = jobs.scan_portfolio(settings)
+    again = scan_portfolio(settings)
     assert again["parsed"] == 0 and again["deleted"] == 0
     assert again["unchanged"] == again["files"]
 
@@ -189,7 +190,7 @@ def test_incremental_rescan_reads_only_what_changed(portfolio, tmp_path):
     target.write_text(target.read_text() + "\n\ndef freshly_added():\n    pass\n")
     _touch(target)
     (root / "web-app" / "lib" / "escape.js").unlink()
-    report = jobs.scan_portfolio(settings)
+    report = scan_portfolio(settings)
     assert report["parsed"] == 1
     assert report["deleted"] == 1
     assert names(reads.symbol_search(settings, "freshly added"))[0] == "freshly_added"
@@ -199,8 +200,8 @@ def test_incremental_rescan_reads_only_what_changed(portfolio, tmp_path):
 def test_deleted_checkout_is_reported_missing(portfolio, tmp_path):
     settings, _ = portfolio
     shutil.rmtree(tmp_path / "projects" / "web-app")
-    assert jobs.scan_portfolio(settings)["missing"] == ["web-app"]
-    assert jobs.refresh_registry(settings)["missing"] == ["web-app"]
+    assert scan_portfolio(settings)["missing"] == ["web-app"]
+    assert refresh_registry(settings)["missing"] == ["web-app"]
 
 
 def test_explain_deps_stats_shared_dupes(scanned):
@@ -225,8 +226,8 @@ def test_explain_deps_stats_shared_dupes(scanned):
 def test_shared_packages(settings, tmp_path):
     root = make_portfolio(tmp_path)
     (root / "py-service" / "package.json").write_text('{"dependencies": {"react": "18"}}')
-    jobs.refresh_registry(settings)
-    jobs.scan_portfolio(settings)
+    refresh_registry(settings)
+    scan_portfolio(settings)
     shared = reads.project_info(settings, "shared")
     assert {"manager": "npm", "name": "react", "projects": ["py-service", "web-app"]} in \
         shared["packages"]
@@ -239,14 +240,52 @@ def test_secrets_in_manifest_specs_are_redacted(settings, tmp_path):
     token = "ghp_" + "a1B2" * 9
     (root / "py-service" / "requirements.txt").write_text(
         f"private-lib @ git+https://user:{token}@github.com/org/lib.git\n")
-    jobs.refresh_registry(settings)
-    jobs.scan_portfolio(settings)
+    refresh_registry(settings)
+    scan_portfolio(settings)
     raw = settings.portfolio_db.read_bytes()
     assert token.encode() not in raw
     for suffix in ("-wal",):
         wal = settings.portfolio_db.with_name(settings.portfolio_db.name + suffix)
         if wal.exists():
             assert token.encode() not in wal.read_bytes()
+
+
+def test_a_manifest_error_quoting_a_secret_is_redacted(settings, tmp_path):
+    # A line pip cannot parse is quoted in the error, cut to 80 characters: redacted first.
+    root = make_portfolio(tmp_path)
+    secret = "ghp_" + "a1B2" * 9
+    for pad in (0, 30, 50):
+        (root / "py-service" / f"requirements-{pad}.txt").write_text(
+            "x" * pad + f" GITHUB_TOKEN={secret}\nrequests==2.31\n")
+    refresh_registry(settings)
+    scan_portfolio(settings)
+    deps = reads.project_info(settings, "deps", project="py-service")
+    dumped = reads.to_json(deps)
+    assert "cannot parse requirement" in dumped and "[REDACTED]" in dumped
+    assert secret[:12] not in dumped
+    assert secret[:12].encode() not in settings.portfolio_db.read_bytes()
+
+
+def test_a_store_written_under_older_rules_is_cleaned_at_the_next_scan(settings, tmp_path):
+    make_portfolio(tmp_path)
+    refresh_registry(settings)
+    scan_portfolio(settings)
+    token = "ghp_" + "a1B2" * 9
+    conn = connect_writer(settings.portfolio_db, "portfolio")
+    try:  # what an older version left: an error and a spec stored as read
+        conn.execute("UPDATE manifests SET error = ?", (f"line 1: bad {token!r}",))
+        conn.execute("UPDATE packages SET spec = ?", (f"git+https://u:{token}@github.com/o/r",))
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'rules_version'")
+    finally:
+        conn.close()
+    scan_portfolio(settings)
+    assert token.encode() not in settings.portfolio_db.read_bytes()
+    conn = connect_writer(settings.portfolio_db, "portfolio")
+    try:
+        errors = {r[0] for r in conn.execute("SELECT error FROM manifests")}
+    finally:
+        conn.close()
+    assert errors == {"line 1: bad '[REDACTED]'"}
 
 
 def test_answers_are_compact_json(scanned):
@@ -308,8 +347,8 @@ def test_source_before_tests_at_an_equal_match(settings, tmp_path):
         "tests/helpers.py": "def execute_command():\n    pass\n",
     })
     settings = Settings(home=tmp_path / "home", scan_paths=(root,))
-    jobs.refresh_registry(settings)
-    jobs.scan_portfolio(settings)
+    refresh_registry(settings)
+    scan_portfolio(settings)
     found = reads.symbol_search(settings, "execute command")["results"]
     assert found[0]["name"] == "Execute" and found[0]["scope"] == "Command"
     assert {r["name"] for r in found[1:]} >= {"executeCommand", "execute_command"}

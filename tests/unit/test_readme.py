@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from solograph.cli import build_parser
-from solograph_services.entry import _add_service_commands
+from solograph_services.cli.main import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -52,7 +51,7 @@ def test_setup_section_gives_the_two_commands():
 
 @pytest.mark.parametrize("argv", solograph_invocations(), ids=" ".join)
 def test_every_solograph_command_in_the_readme_parses(argv):
-    parser = build_parser(extend=_add_service_commands)
+    parser, _runs = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse reports and exits on a bad command line

@@ -10,16 +10,14 @@ import time
 
 import pytest
 
+from solograph.text.secret_rules import RULES, Rule
 from solograph.text.secrets import (
-    _MEANING,
-    _PREFILTER,
     REDACTED,
-    RULES,
     RULES_VERSION,
-    Rule,
-    find_secrets,
+    _rules,
     redact,
 )
+from solograph.text.secrets import _secrets as find_secrets
 
 R = REDACTED
 MIX = "a1B2" * 9  # 36 characters with upper, lower and digits
@@ -46,6 +44,21 @@ STRIPE_RK = "rk_" + "test_" + "51Hq" + "Zr8q" * 6
 STRIPE_WH = "whsec_" + "Xy7" * 11
 HF = "hf_" + "Qx7" * 11 + "Z"
 TELEGRAM = "123456789" + ":AA" + "Hdq7" * 8 + "x"
+XAPP = "xapp-" + "1-A0" + "1B2C3D4E5-" + "1234567890123-" + "0a1b2c3d" * 8
+YA29 = "ya29." + "a0AfH6SMB" + "x3kQ9zR7vT2mLpW8nY4cF6hJ1dS5gK0aE3bN7uI9oP2qX_lZ-vM8wC"
+GOCSPX = "GOCSPX-" + "1a2B3c4D5e6F7g8H9i0J1k2L3m4N"
+GLRT = "glrt-" + "t1_a1B2c3D4e5F6g7H8i9J0"
+SHPAT = "shpat_" + "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"
+HVS = "hvs." + "CAESI" + "a1B2c3D4e5" * 10
+DOP = "dop_" + "v1_" + "0a1b2c3d4e5f6a7b" * 4
+SG = "SG." + "aB3dE5fG7hI9jK1lM3nO5p" + "." + "qR7sT9uV1wX3yZ5aB7cD9eF1gH3iJ5kL7mN9oP1qR3s"
+TWILIO = "SK" + "0123456789abcdef" * 2
+DISCORD = "MTA4" + "NzY1NDMyMTA5ODc2NTQz" + "Mg" + "." + "GhIjKl" + "." + "mNoPqRsTuVwX" * 3
+AZURE_AD = "aB3" + "8Q~" + "Zx9_Yw8.Vu7~Ts6-Rq5Po4Nm3Lk2Ji1Hg"
+AZURE_KEY = "Zm9vYmFy" * 10 + "cXV4Lw=="
+SAS = "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6" + "%3D"
+DOCKER_AUTH = "dXNlcjpTM2NyM3RQYXNzd29yZA=="  # user:S3cr3tPassword
+KUBE_KEY = "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVB"
 JWT = ("eyJ" + "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0"
        + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
 
@@ -65,6 +78,9 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("private_key", "x " + pem("EC PRIVATE KEY") + " y", f"x {R} y"),
     ("private_key", pem("PGP PRIVATE KEY BLOCK", 6), R),
     ("private_key", pem("PRIVATE KEY"), R),
+    # Cut after its armor headers: what follows them still goes.
+    ("private_key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n"
+     "lQOYBF7b3kQBCADxZq9L3Mk2Yb7Xc1Vn4Wq8Rt6Yu0Io3Pa5Sd7Fg9Hj2Kl4Zx6Cv8Bn1Mq3We5Rt7Yu9", R),
     # A raw transcript line: newlines are JSON escapes.
     ("private_key", '{"content": "' + pem("RSA PRIVATE KEY", newline="\\n") + '"}',
      '{"content": "' + R + '"}'),
@@ -81,9 +97,59 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("github_token", f"remote: {GHS}", f"remote: {R}"),
     ("github_token", f"gh auth login --with-token <<< {GH_PAT}",
      f"gh auth login --with-token <<< {R}"),
-    ("gitlab_token", f"git push https://oauth2:{GLPAT}@gitlab.com/g/p.git",
+    ("provider_token", f"git push https://oauth2:{GLPAT}@gitlab.com/g/p.git",
      f"git push https://oauth2:{R}@gitlab.com/g/p.git"),
-    ("gitlab_token", f"PRIVATE-TOKEN: {GLPAT}", f"PRIVATE-TOKEN: {R}"),
+    ("provider_token", f"PRIVATE-TOKEN: {GLPAT}", f"PRIVATE-TOKEN: {R}"),
+    ("provider_token", f"gitlab-runner register --token {GLRT}",
+     f"gitlab-runner register --token {R}"),
+    ("provider_token", f"X-Shopify-Access-Token: {SHPAT}", f"X-Shopify-Access-Token: {R}"),
+    ("provider_token", f"vault login {HVS}", f"vault login {R}"),
+    ("provider_token", f"doctl auth init -t {DOP}", f"doctl auth init -t {R}"),
+    ("provider_token", f"sg = SendGridAPIClient('{SG}')", f"sg = SendGridAPIClient('{R}')"),
+    ("twilio_api_key", f"twilio api key {TWILIO} and its secret",
+     f"twilio api key {R} and its secret"),
+    ("twilio_api_key", f'api_key_sid = "{TWILIO}"', f'api_key_sid = "{R}"'),
+    ("google_api_key", f"access token {YA29}", f"access token {R}"),
+    ("google_api_key", f"client secret is {GOCSPX}.", f"client secret is {R}."),
+    ("slack_token", f"socket mode app token {XAPP}", f"socket mode app token {R}"),
+    ("slack_token", f"SLACK_APP_TOKEN={XAPP}", f"SLACK_APP_TOKEN={R}"),
+    ("discord_bot_token", f'client.run("{DISCORD}")', f'client.run("{R}")'),
+    ("discord_bot_token", f"my bot token is {DISCORD}, reset it", f"my bot token is {R}, reset it"),
+    ("azure_client_secret", f"the client secret value is {AZURE_AD}",
+     f"the client secret value is {R}"),
+    ("azure_client_secret", f'"password": "{AZURE_AD}"', f'"password": "{R}"'),
+    ("sas_signature", f"https://a.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig={SAS}",
+     f"https://a.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig={R}"),
+    ("sas_signature", f"SharedAccessSignature sr=x&sig={SAS}&se=1700000000",
+     f"SharedAccessSignature sr=x&sig={R}&se=1700000000"),
+    ("pgpass_password", "db.acme.io:5432:app:appuser:Sup3rS3cret!",
+     f"db.acme.io:5432:app:appuser:{R}"),
+    ("pgpass_password", "echo '*:*:*:postgres:hunter2pass' > ~/.pgpass",
+     f"echo '*:*:*:postgres:{R}' > ~/.pgpass"),
+    ("netrc_password", "machine git.acme.io login deploy password VG55i6EJAcCIrq9f",
+     f"machine git.acme.io login deploy password {R}"),
+    ("netrc_password", "machine api.heroku.com\n  login me@acme.io\n  password s3cr3t-pw",
+     f"machine api.heroku.com\n  login me@acme.io\n  password {R}"),
+    ("netrc_password", "default login anonymous password guest123",
+     f"default login anonymous password {R}"),
+    ("npmrc_auth", "//registry.npmjs.org/:_authToken=5f4dcc3b-5aa7-4c2b-9e1d-8a4f6b3c2d1e",
+     f"//registry.npmjs.org/:_authToken={R}"),
+    ("npmrc_auth", f"//registry.acme.io/:_auth={DOCKER_AUTH}", f"//registry.acme.io/:_auth={R}"),
+    ("docker_auth", f'{{"auths": {{"https://index.docker.io/v1/": {{"auth": "{DOCKER_AUTH}"}}}}}}',
+     f'{{"auths": {{"https://index.docker.io/v1/": {{"auth": "{R}"}}}}}}'),
+    ("docker_auth", f'\\"auth\\": \\"{DOCKER_AUTH}\\"', f'\\"auth\\": \\"{R}\\"'),
+    ("kubeconfig_key", f"    client-key-data: {KUBE_KEY}", f"    client-key-data: {R}"),
+    ("kubeconfig_key", f'"client-key-data": "{KUBE_KEY}"', f'"client-key-data": "{R}"'),
+    ("basic_credentials", f"auth = 'Basic {DOCKER_AUTH}'", f"auth = 'Basic {R}'"),
+    ("basic_credentials", f"curl -H 'X-Upstream-Auth: Basic {DOCKER_AUTH}' https://x.io",
+     f"curl -H 'X-Upstream-Auth: Basic {R}' https://x.io"),
+    ("command_password", "mysql -u root -pS3cretPw shop", f"mysql -u root -p{R} shop"),
+    ("command_password", "mysqldump -h db -p'S3cret Pw' --all-databases",
+     f"mysqldump -h db -p'{R}' --all-databases"),
+    ("command_password", "sshpass -p 'S3cretPw' ssh deploy@10.0.0.7",
+     f"sshpass -p '{R}' ssh deploy@10.0.0.7"),
+    ("command_password", "docker login -u acme -p S3cretPw ghcr.io",
+     f"docker login -u acme -p {R} ghcr.io"),
     ("npm_token", f"//registry.npmjs.org/:_authToken={NPM}",
      f"//registry.npmjs.org/:_authToken={R}"),
     ("npm_token", f"npm token created: {NPM}", f"npm token created: {R}"),
@@ -95,6 +161,8 @@ POSITIVES: list[tuple[str, str, str]] = [
      f"aws_secret_access_key = {R}"),
     ("aws_secret_access_key", f'AWS_SECRET_ACCESS_KEY="{AWS_SECRET}"',
      f'AWS_SECRET_ACCESS_KEY="{R}"'),
+    ("aws_secret_access_key", f"aws configure set aws_secret_access_key {AWS_SECRET}",
+     f"aws configure set aws_secret_access_key {R}"),
     ("google_api_key", f"GOOGLE_API_KEY={GOOGLE}", f"GOOGLE_API_KEY={R}"),
     ("google_api_key", f"https://maps.googleapis.com/maps/api/js?key={GOOGLE}&v=3",
      f"https://maps.googleapis.com/maps/api/js?key={R}&v=3"),
@@ -123,6 +191,8 @@ POSITIVES: list[tuple[str, str, str]] = [
      f"redis://:{R}@localhost:6379/0"),
     ("connection_string_password", "amqp://guest:p@ss@rabbit:5672", f"amqp://guest:{R}@rabbit:5672"),
     ("connection_string_password", "mysql://root:!Secr3t%@db/app", f"mysql://root:{R}@db/app"),
+    # A password holding a secret-ish word is still a password.
+    ("connection_string_password", "postgres://u:hunter2pass@h/db", f"postgres://u:{R}@h/db"),
     ("authorization_header", "Authorization: Basic dXNlcjpwYXNzd29yZA==",
      f"Authorization: Basic {R}"),
     ("authorization_header", 'curl -H "Authorization: Token 9f8e7d6c5b4a39281706f5e4d3c2b1a0"',
@@ -137,6 +207,11 @@ POSITIVES: list[tuple[str, str, str]] = [
      f"docker login --password {R} registry.io"),
     ("cli_password", "mytool --token 'AbC123xyz' --verbose", f"mytool --token '{R}' --verbose"),
     ("secret_assignment", "DB_PASSWORD=hunter2", f"DB_PASSWORD={R}"),
+    ("secret_assignment", "DB_PASSWORD=hunter2pass", f"DB_PASSWORD={R}"),
+    ("secret_assignment", f"DefaultEndpointsProtocol=https;AccountName=a;AccountKey={AZURE_KEY};"
+     "EndpointSuffix=core.windows.net",
+     f"DefaultEndpointsProtocol=https;AccountName=a;AccountKey={R};"
+     "EndpointSuffix=core.windows.net"),
     ("secret_assignment", "export API_SECRET='s3cr3t-v@lue'", f"export API_SECRET='{R}'"),
     ("secret_assignment", "PASSWORD=Tr0ub4dor&3", f"PASSWORD={R}"),
     ("secret_assignment", "SECRET=abc123xyz", f"SECRET={R}"),
@@ -173,8 +248,38 @@ NEGATIVES: list[tuple[str, str]] = [
     ("github_token", "ghp_" + "X" * 36),
     ("github_token", "run gh pr view 123; tokens start with ghp_ or github_pat_"),
     ("github_token", "commit 3f2a9c1e0b7d4e5f6a7b8c9d0e1f2a3b4c5d6e7f"),
-    ("gitlab_token", "glpat-xxxxxxxxxxxxxxxxxxxx"),
-    ("gitlab_token", "glpat-is-the-prefix-of-gitlab-personal-tokens"),
+    ("provider_token", "glpat-xxxxxxxxxxxxxxxxxxxx"),
+    ("provider_token", "glpat-is-the-prefix-of-gitlab-personal-tokens"),
+    ("provider_token", "DIGITALOCEAN_TOKEN=dop_v1_your_token_here"),
+    ("provider_token", "SENDGRID_API_KEY=SG." + "x" * 22 + "." + "x" * 43),
+    ("provider_token", "The SG.Widget class renders the grid; see hvs.example for vault"),
+    ("twilio_api_key", "account sid AC" + "0123456789abcdef" * 2),
+    ("twilio_api_key", "SKU 0123456789 is out of stock; key SK-2024"),
+    ("discord_bot_token", 'token = os.environ["DISCORD_TOKEN"]; client.run(token)'),
+    ("discord_bot_token", "client.session.headers.update(x) and token.value.strip()"),
+    ("azure_client_secret", "Q~ is a tilde after a Q; 8Q~ starts a secret"),
+    ("azure_client_secret", "path ~/abc8Q~ is odd"),
+    ("sas_signature", 'url = f"{base}?sig={signature}&se={expiry}"'),
+    ("sas_signature", "sig = hmac.new(key, msg, sha256).hexdigest()"),
+    ("sas_signature", "https://books.google.com/books?id=x&pg=PA1&ots=ovRX-3arE_"
+     "&sig=ACfU3U0PYB04JFG6aXcwIgFegCfBUECWIA&hl=en"),
+    ("pgpass_password", "hostname:port:database:username:password"),
+    ("pgpass_password", "at 12:30:45 the job finished; 10:00:00:00 is midnight"),
+    ("pgpass_password", "postgres://user@db.acme.io:5432/app"),
+    ("netrc_password", "the machine learning model asks for a password on login"),
+    ("netrc_password", "machine api.github.com login USERNAME password TOKEN"),
+    ("netrc_password", "the default password is admin"),
+    ("npmrc_auth", "//registry.npmjs.org/:_authToken=${NPM_TOKEN}"),
+    ("npmrc_auth", "always-auth=true and _auth is deprecated"),
+    ("docker_auth", '"auth": "<base64 of user:password>"'),
+    ("docker_auth", 'auth = {"auth": auth_header, "identitytoken": None}'),
+    ("kubeconfig_key", "client-key-data: DATA+OMITTED"),
+    ("kubeconfig_key", "client-key-data: /home/me/.kube/client.key"),
+    ("basic_credentials", "basic understanding of the authentication flow"),
+    ("basic_credentials", "Basic auth: the header holds base64 of user:pass"),
+    ("command_password", "mysql -h db -P 3306 -u root -p"),
+    ("command_password", "mysql -u root -p shop < dump.sql && sshpass -f ~/.pw ssh u@h"),
+    ("command_password", 'sshpass -p "$SSH_PASS" ssh u@h; docker login -u me --password-stdin'),
     ("npm_token", "npm_config_cache=/tmp/npm-cache"),
     ("npm_token", "npm_" + "a" * 36),
     ("pypi_token", "pip install pypi-server"),
@@ -184,10 +289,14 @@ NEGATIVES: list[tuple[str, str]] = [
     ("aws_access_key_id", "XAKIA" + "Z7Q2X9R4T6Y8U3W5"),
     ("aws_secret_access_key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
     ("aws_secret_access_key", "aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}"),
+    ("aws_secret_access_key",
+     "aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
     ("google_api_key", "Google keys begin with AIza and are 39 characters long"),
     ("google_api_key", "key=AIza" + "X" * 35),
+    ("google_api_key", "tokens start with ya29. and client secrets with GOCSPX-"),
     ("slack_token", "SLACK_BOT_TOKEN=xoxb-your-bot-token"),
     ("slack_token", "xoxb-123-XXXXXXXXXXXX"),
+    ("slack_token", "app tokens look like xapp-1-..."),
     ("slack_webhook", "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"),
     ("slack_webhook", "see https://api.slack.com/messaging/webhooks and hooks.slack.com/services/"),
     ("stripe_key", "STRIPE_PUBLISHABLE_KEY=pk_" + "live_" + "51Hq" + "q8Zr" * 6),
@@ -360,7 +469,7 @@ def test_non_ascii_around_secrets() -> None:
 def test_long_text_matches_line_by_line() -> None:
     # Long texts are scanned in pieces cut at line ends; a key block may straddle a cut.
     lines = [f"line {i}: the api token is rotated; see https://x.io/{i} and pass it on"
-             for i in range(400)]
+             for i in range(5 * len(POSITIVES) + 5)]
     for i, (_, text, _) in enumerate(POSITIVES):
         if "\n" not in text:
             lines[i * 5 + 3] = text
@@ -392,7 +501,8 @@ def test_prefilter_finds_every_keyword() -> None:
     for first in keywords:
         for second in keywords:
             text = f"x{first}{second} {second}{first}".encode()
-            found = set().union(*(_MEANING[hit] for hit in _PREFILTER.findall(text)))
+            engine = _rules()
+            found = set().union(*(engine.meaning[hit] for hit in engine.prefilter.findall(text)))
             assert {first, second} <= found, (first, second)
 
 
@@ -403,6 +513,13 @@ def test_prefilter_finds_every_keyword() -> None:
     "://" + "a:" * 50_000 + "@",
     "token: " + "x" * 200_000,
     "sk-" + "a1B2-" * 40_000,
+    "-----BEGIN PGP PRIVATE KEY BLOCK-----\n" + "Version: x\n" * 20_000,
+    "machine a.b " * 20_000 + " password",
+    ("mysql " + "-u x " * 40) * 1_000,
+    "basic " + "QUFB" * 50_000,
+    ":_auth=" * 20_000,
+    "aaa8Q~" * 30_000,
+    ("token " + "A" * 23 + ".bbbbbb.") * 5_000,
 ])
 def test_pathological_input_is_linear(text: str) -> None:
     start = time.perf_counter()

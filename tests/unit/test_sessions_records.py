@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from solograph.sessions.entries import tool_text
 from solograph.sessions.records import (
     classify,
     decode,
     key_args,
     parse,
-    tool_text,
     wanted,
     whole_lines,
 )

@@ -8,12 +8,15 @@ import sqlite3
 
 import pytest
 
-from solograph import cli, reads
+from solograph import reads
 from solograph.config import PRIVATE_MARKERS
 from solograph.errors import BadQuery, NotIndexed
-from solograph.sessions import open_index, project_scope, search, sync
 from solograph.sessions.policy import Policy
+from solograph.sessions.search import project_scope, search
+from solograph.sessions.store import open_index
+from solograph.sessions.sync import sync
 from solograph.text.spelling import edit_distance, respell
+from solograph_services.cli import main as cli
 from tests.support.transcripts import Transcripts
 
 POLICY = Policy(temp_roots=("/nowhere-temp",), markers=PRIVATE_MARKERS)

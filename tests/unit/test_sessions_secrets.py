@@ -6,8 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from solograph.config import PRIVATE_MARKERS
-from solograph.sessions import ingest, open_index, search, sync
+from solograph.sessions import ingest, records
 from solograph.sessions.policy import Policy
+from solograph.sessions.search import search
+from solograph.sessions.store import open_index
+from solograph.sessions.sync import sync
 from solograph.sessions.upkeep import ensure_clean
 from solograph.store import RULES_KEY, stored_rules
 from solograph.text.secrets import RULES_VERSION, redact
@@ -69,6 +72,7 @@ def test_an_index_written_before_the_rules_is_cleaned_on_open(tmp_path, monkeypa
     db = tmp_path / "sessions.db"
     with monkeypatch.context() as m:
         m.setattr(ingest, "redact", lambda text: text)  # as if no rule existed yet
+        m.setattr(records, "redact_cut", lambda text, limit: text[:limit])
         conn = open_index(db)
         sync(conn, t.root, policy=POLICY)
         conn.execute("UPDATE meta SET value = ? WHERE key = ?", (RULES_VERSION - 1, RULES_KEY))
@@ -90,3 +94,20 @@ def test_a_new_index_records_the_rules_version(tmp_path):
     conn = open_index(tmp_path / "s.db")
     assert stored_rules(conn) == RULES_VERSION
     conn.close()
+
+
+def test_a_token_across_the_cut_keeps_no_head(tmp_path):
+    # A message's text and a tool call's arguments are cut to a limit; a token straddling the
+    # limit must go whole, never keep its first characters.
+    t = Transcripts(tmp_path / "projects")
+    s = t.session("/home/dev/app")
+    s.prompt("w" * (records.MAX_TEXT - 20) + " " + GITHUB + " and more words")
+    s.reply("Running it.", tools=[("Bash", {"command": "x" * (records.MAX_ARG - 15) + " "
+                                            + GITHUB})])
+    s.flush()
+    db = tmp_path / "sessions.db"
+    conn = open_index(db)
+    assert sync(conn, t.root, policy=POLICY)["entries"] == 2
+    assert conn.execute("SELECT doc FROM chunks_vocab WHERE term = 'ghp'").fetchone() is None
+    conn.close()
+    assert GITHUB[:8].encode() not in on_disk(db)

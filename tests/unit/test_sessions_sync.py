@@ -12,9 +12,12 @@ from pathlib import Path
 import pytest
 
 from solograph.config import PRIVATE_MARKERS
-from solograph.sessions import ingest, open_index, search, sync
+from solograph.sessions import ingest
 from solograph.sessions.chunks import rebuild
 from solograph.sessions.policy import Policy
+from solograph.sessions.search import search
+from solograph.sessions.store import open_index
+from solograph.sessions.sync import sync
 from tests.support.transcripts import Transcripts, line
 
 # Test folders live under /tmp, which the default policy treats as batch runs.

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from solograph.config import PRIVATE_MARKERS
-from solograph.sessions import open_index, sync
 from solograph.sessions.policy import Policy
+from solograph.sessions.store import open_index
+from solograph.sessions.sync import sync
 from solograph.sessions.titles import choose, clean
 from tests.support.transcripts import Transcripts
 

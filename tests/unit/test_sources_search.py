@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from solograph import jobs, reads
+from solograph import reads
 from solograph.config import Settings
-from solograph.errors import BadQuery, NotIndexed
-from solograph.sources import Document, answer, open_reader, put, writing
+from solograph.errors import BadQuery, NotFound, NotIndexed
+from solograph.index import Handle
+from solograph.sources.answers import source_search
+from solograph.sources.store import Document, open_reader, put, writing
+from solograph.sources.sync import delete_source, import_telegram
 from solograph.sources.topics import add_topic, tag_text
 from solograph.store import stored_rules
 from solograph.text.secrets import RULES_VERSION
@@ -107,7 +110,7 @@ def test_list_tags_and_related(built):
     assert related["video"]["video"] == TALK_ID and related["count"] == 1
     assert related["results"][0]["shared"] and list(related["results"][0])[:3] == \
         ["url", "title", "content"]
-    with pytest.raises(NotIndexed):
+    with pytest.raises(NotFound):
         reads.source_search(built, "zzzzzzzzzzz", action="related")
     with pytest.raises(BadQuery):
         reads.source_search(built, action="related")
@@ -133,13 +136,13 @@ def test_a_user_topic_tags_every_video_again(built):
 
 
 def test_delete_one_document(built):
-    assert jobs.delete_source(built, "producthunt/tierwise")["documents"] == 1
+    assert delete_source(built, "producthunt/tierwise")["documents"] == 1
     ids = [r["id"] for r in reads.source_search(built, "tierwise")["results"]]
     assert "producthunt/tierwise" not in ids
-    with pytest.raises(NotIndexed):
-        jobs.delete_source(built, "producthunt/tierwise")
+    with pytest.raises(NotFound):
+        delete_source(built, "producthunt/tierwise")
     with pytest.raises(BadQuery):
-        jobs.delete_source(built, "no-slash")
+        delete_source(built, "no-slash")
 
 
 # --------------------------------------------------------------------------- telegram
@@ -148,7 +151,7 @@ def test_delete_one_document(built):
 def test_telegram_export_becomes_linked_documents(home, tmp_path):
     path = tmp_path / "result.json"
     path.write_text(json.dumps(telegram_export()), encoding="utf-8")
-    report = jobs.import_telegram(home, path, username="@indiepricing")
+    report = import_telegram(home, path, username="@indiepricing")
     assert report["indexed"] == 2 and report["chats"] == ["Indie Pricing Notes"]
     hit = reads.source_search(home, "magic number")["results"][0]
     assert hit["url"] == "https://t.me/indiepricing/2" and hit["upvotes"] == 44
@@ -159,15 +162,15 @@ def test_telegram_export_becomes_linked_documents(home, tmp_path):
 def test_full_account_exports_and_bad_files(home, tmp_path):
     full = tmp_path / "full.json"
     full.write_text(json.dumps({"about": "x", "chats": {"list": [telegram_export()]}}))
-    assert jobs.import_telegram(home, full)["indexed"] == 2
+    assert import_telegram(home, full)["indexed"] == 2
     hit = reads.source_search(home, "magic number")["results"][0]
     assert hit["url"] == "https://t.me/c/1766224901/2"
     for name, content in (("bad.json", "{not json"), ("html.json", '{"chats": 3}')):
         (tmp_path / name).write_text(content)
         with pytest.raises(BadQuery):
-            jobs.import_telegram(home, tmp_path / name)
+            import_telegram(home, tmp_path / name)
     with pytest.raises(BadQuery):
-        jobs.import_telegram(home, tmp_path / "missing.json")
+        import_telegram(home, tmp_path / "missing.json")
 
 
 # --------------------------------------------------------------------------- secrets
@@ -183,6 +186,28 @@ def test_every_source_text_is_redacted(built):
     for secret in ("sk-ant-api03-abcdefghij", "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"):
         assert secret not in dump
     assert dump.count("[REDACTED]") >= 2
+
+
+def test_a_telegram_title_cut_through_a_token_keeps_none_of_it(home, tmp_path):
+    # A title is the message's first line cut to MAX_TITLE characters: a token across the cut
+    # used to leave its head, searchable, in the title.
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" * 2
+    for before in range(55, 95, 4):
+        first = "w" * before + " " + token + " rotated"
+        export = {"name": "Ops", "type": "public_channel", "id": 1, "messages": [
+            {"id": before, "type": "message", "date": "2026-10-03T11:00:00",
+             "text": first + "\nsecond line"}]}
+        path = tmp_path / "result.json"
+        path.write_text(json.dumps(export), encoding="utf-8")
+        import_telegram(home, path)
+    conn = open_reader(home.sources_db)
+    try:
+        titles = [r[0] for r in conn.execute("SELECT title FROM documents")]
+        words = " ".join(r[0] for r in conn.execute("SELECT title_words FROM documents"))
+    finally:
+        conn.close()
+    assert len(titles) == 10 and all(token[:8] not in t for t in titles)
+    assert "ghp" not in words.split()
 
 
 def test_an_index_written_under_older_rules_is_cleaned_on_open(home, monkeypatch):
@@ -207,10 +232,12 @@ def test_an_index_written_under_older_rules_is_cleaned_on_open(home, monkeypatch
 
 
 def test_answer_validates_its_action(built):
+    assert reads.source_search(built, "pricing", limit=10_000)["count"] <= 100
     conn = open_reader(built.sources_db)
     try:
-        assert answer(conn, "search", "pricing", limit=10_000)["count"] <= 100
         with pytest.raises(BadQuery):
-            answer(conn, "search", "   ")
+            source_search(Handle(conn, built), query="   ")
+        with pytest.raises(BadQuery):
+            source_search(Handle(conn, built), query="x", action="nope")
     finally:
         conn.close()

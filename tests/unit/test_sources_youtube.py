@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from solograph import jobs, reads
+from solograph import reads
 from solograph.config import Settings
-from solograph.sources import open_store
 from solograph.sources import youtube as yt
-from solograph.sources.store import writing
+from solograph.sources.store import open_store, writing
+from solograph.sources.sync import delete_source, index_youtube
 from tests.support.sources import OTHER_ID, SECRET, TALK, TALK_ID, talk_info
 
 pytest.importorskip("yt_dlp")
@@ -92,13 +92,13 @@ def test_index_youtube_skips_known_videos_and_reports_failures(home, tmp_path, m
     monkeypatch.setattr(yt, "extract", extract)
     urls = [f"https://youtu.be/{TALK_ID}", "https://www.youtube.com/watch?v=AAAAAAAAAAA",
             "not a video"]
-    first = jobs.index_youtube(home, urls)
+    first = index_youtube(home, urls)
     assert [r["video"] for r in first["indexed"]] == [TALK_ID]
     assert [p["reason"] for p in first["problems"]] == [
         "not a YouTube video URL or id", "could not read video AAAAAAAAAAA: HTTP Error 404"]
-    again = jobs.index_youtube(home, urls[:1])
+    again = index_youtube(home, urls[:1])
     assert again["indexed"] == [] and again["skipped"] == [TALK_ID]
-    forced = jobs.index_youtube(home, urls[:1], force=True)
+    forced = index_youtube(home, urls[:1], force=True)
     assert [r["video"] for r in forced["indexed"]] == [TALK_ID]
     listed = reads.source_search(home, action="list", source="youtube")
     assert listed["sources"][0]["items"] == 1 and listed["sources"][0]["last_run"]["indexed"] == 1
@@ -117,7 +117,7 @@ def test_ids_and_channel_urls():
 def test_delete_removes_a_video_with_its_chunks_and_tags(home, tmp_path):
     with writing(home.sources_db) as conn:
         yt.ingest(conn, yt.fetch_subtitles(talk_info(), tmp_path, ["en"]))
-    assert jobs.delete_source(home, f"youtube/{TALK_ID}") == {
+    assert delete_source(home, f"youtube/{TALK_ID}") == {
         "deleted": f"youtube/{TALK_ID}", "documents": 5, "videos": 1}
     conn = open_store(home.sources_db)
     try:
@@ -170,7 +170,7 @@ def test_searxng_finds_a_channels_videos_when_listing_fails(home, monkeypatch):
     monkeypatch.setattr(yt, "extract", lambda target: talk_info())
     try:
         searxng = f"http://127.0.0.1:{server.server_address[1]}"
-        report = jobs.index_youtube(home.with_(searxng_url=searxng), channel="TinyFounders")
+        report = index_youtube(home.with_(searxng_url=searxng), channel="TinyFounders")
     finally:
         server.shutdown()
         server.server_close()

@@ -40,6 +40,18 @@ def test_a_tool_call_line_has_every_field_and_redacted_arguments(settings):
     assert token not in json.dumps(line) and "project" not in line["args"]
 
 
+def test_arguments_are_redacted_inside_lists_and_mappings_too(settings):
+    log = UsageLog(usage.usage_dir(settings))
+    token = "ghp_" + "Z9y8" * 9
+    log.tool_call(tool="source_search", args={"targets": ["a", f"x {token}"],
+                                              "filters": {"q": f"DB_PASSWORD=hunter2pass {token}"}},
+                  answer=None, error="bad_query", ms=1, size=1, client=None, session=None)
+    (line,) = lines(usage.usage_dir(settings))
+    dumped = json.dumps(line)
+    assert token not in dumped and "hunter2pass" not in dumped
+    assert line["args"]["targets"][0] == "a"
+
+
 def test_a_hook_line_never_holds_the_prompt(settings):
     log = UsageLog(usage.usage_dir(settings))
     log.hook_run(session="s", event="UserPromptSubmit", pages=["wiki/a.md"], gate=True,

@@ -7,7 +7,8 @@ A query word matching an earlier member by stem also searches the last member; t
 expands to nothing. One way on purpose: expanding both ways sent English queries to Russian
 pages. Every member's spelling joins the typo vocabulary, so a misspelt alias still expands.
 The parsed table is cached in the index beside the file's stat, so the hook never parses YAML
-for an unchanged table.
+for an unchanged table. A table that cannot be read is no table: searches run without aliases
+and say why (`problem`), they never fail for it.
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ MIN_TYPO_LEN = 5
 class AliasTable:
     groups: tuple[tuple[str, ...], ...] = ()
     _members: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict, repr=False)
+    problem: str = ""  # why the file's table is not used (invalid YAML, a bad group, unreadable)
 
     @classmethod
-    def of(cls, groups: list[list[str]]) -> AliasTable:
+    def of(cls, groups: list[list[str]], problem: str = "") -> AliasTable:
         members: dict[tuple[str, ...], tuple[str, ...]] = {}
         for group in groups:
             target = tuple(stems(group[-1]))
@@ -44,7 +46,7 @@ class AliasTable:
                 key = tuple(stems(member))
                 if key and key != target:
                     members.setdefault(key, target)
-        return cls(tuple(tuple(g) for g in groups), members)
+        return cls(tuple(tuple(g) for g in groups), members, problem)
 
     def __len__(self) -> int:
         return len(self.groups)
@@ -76,7 +78,8 @@ def aliases_path(root: Path, pages: str) -> Path:
 
 
 def load(conn: sqlite3.Connection, path: Path) -> AliasTable:
-    """The table at `path` (empty when there is none), parsed again only when it changed."""
+    """The table at `path` (empty when there is none), parsed again only when it changed; a
+    table that cannot be used is empty, with its `problem` (cached like a good one)."""
     try:
         st = os.stat(path)
         stat = f"{st.st_size}:{st.st_mtime_ns}"
@@ -86,21 +89,29 @@ def load(conn: sqlite3.Connection, path: Path) -> AliasTable:
     if row is not None:
         cached = json.loads(row)
         if cached.get("stat") == stat and cached.get("path") == str(path.resolve()):
-            return AliasTable.of(cached["groups"])
-    groups = parse(path.read_text(encoding="utf-8", errors="replace"), str(path))
-    value = json.dumps({"stat": stat, "path": str(path.resolve()), "groups": groups},
-                       ensure_ascii=False)
+            return AliasTable.of(cached["groups"], cached.get("problem", ""))
+    groups, problem = [], ""
+    try:
+        groups = parse(path.read_text(encoding="utf-8", errors="replace"), str(path))
+    except ConfigError as exc:
+        problem = f"{exc.message}; searching without aliases"
+    except OSError as exc:
+        problem = f"{path}: cannot be read ({exc.strerror}); searching without aliases"
+    value = json.dumps({"stat": stat, "path": str(path.resolve()), "groups": groups,
+                        "problem": problem}, ensure_ascii=False)
     with contextlib.suppress(sqlite3.OperationalError):  # read-only or busy: parse next time
         set_meta(conn, "aliases", value)
-    return AliasTable.of(groups)
+    return AliasTable.of(groups, problem)
 
 
 def parse(text: str, where: str = ALIASES_FILE) -> list[list[str]]:
     """Groups from the YAML text: a list of lists of two or more spellings."""
     import yaml  # only when the table changed
 
+    from solograph import bounded_yaml
+
     try:
-        data = yaml.safe_load(text)
+        data = bounded_yaml.load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{where}: invalid YAML: {exc}",
                           hint="one group per line: - [песочница, sandbox]") from None
@@ -111,12 +122,22 @@ def parse(text: str, where: str = ALIASES_FILE) -> list[list[str]]:
                           hint="one group per line: - [песочница, sandbox]")
     groups = []
     for number, group in enumerate(data, 1):
-        if (not isinstance(group, list) or len(group) < 2
-                or not all(isinstance(m, str | int | float) for m in group)):
+        members = ([str(m).strip() for m in group if str(m).strip()]
+                   if isinstance(group, list)
+                   and all(isinstance(m, str | int | float) for m in group) else [])
+        if len(members) < 2:
             raise ConfigError(f"{where}: group {number} must list two or more spellings, "
-                              f"got {group!r}", hint="- [песочница, sandbox]")
-        groups.append([str(m).strip() for m in group if str(m).strip()])
+                              f"got {_short(group)}", hint="- [песочница, sandbox]")
+        groups.append(members)
     return groups
+
+
+def _short(value: object) -> str:
+    import reprlib  # only for the error message: aliases can make a list of gigabytes
+
+    short = reprlib.Repr()
+    short.maxlevel, short.maxstring, short.maxother = 3, 80, 80
+    return short.repr(value)
 
 
 def to_yaml(groups: list[list[str]]) -> str:

@@ -15,6 +15,8 @@ import sqlite3
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
+from solograph.limits import bounded
+
 TOP = 10
 EXPAND = 3
 
@@ -34,6 +36,7 @@ class Node:
 
 
 def scope_where(path: str | None) -> tuple[str, tuple]:
+    bounded("folder", path)
     if path and path.strip().strip("/") in ("", "."):
         return "1", ()
     if path:

@@ -92,8 +92,10 @@ def load_layout(root: Path) -> Layout:
 def parse_layout(text: str, where: str = CONFIG_FILE) -> Layout:
     import yaml  # only here: the hook reuses the layout cached in the index
 
+    from solograph import bounded_yaml
+
     try:
-        data = yaml.safe_load(text)
+        data = bounded_yaml.load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{where}: invalid YAML: {exc}") from None
     if data is None:
@@ -125,17 +127,19 @@ def _check_keys(data: dict, known: tuple[str, ...], where: str, prefix: str) -> 
         if key not in known:
             close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.5)
             guess = f" (did you mean `{prefix}{close[0]}`?)" if close else ""
-            raise ConfigError(f"{where}: unknown key `{prefix}{key}`{guess}",
+            raise ConfigError(f"{where}: unknown key `{prefix}{str(key)[:80]}`{guess}",
                               hint=f"known keys: {', '.join(prefix + k for k in known)}")
 
 
 def _folder(value: object, where: str, key: str, *, allow_root: bool = False) -> str:
     if not isinstance(value, str) or (not value.strip() and not allow_root):
-        raise ConfigError(f"{where}: `kb.{key}` must be a path inside the KB, got {value!r}")
+        raise ConfigError(f"{where}: `kb.{key}` must be a path inside the KB, "
+                          f"got {_short(value)}")
     raw = value.strip().replace("\\", "/")
     pure = PurePosixPath(raw)
     if pure.is_absolute() or ".." in pure.parts:
-        raise ConfigError(f"{where}: `kb.{key}` must be a path inside the KB, got {value!r}")
+        raise ConfigError(f"{where}: `kb.{key}` must be a path inside the KB, "
+                          f"got {_short(value)}")
     parts = [p for p in pure.parts if p not in (".", "")]
     return "/".join(parts)
 
@@ -160,5 +164,15 @@ def _exclude(value: object, where: str) -> tuple[str, ...]:
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ConfigError(f"{where}: `kb.exclude` must be a list of names or paths, "
-                          f"got {value!r}")
+                          f"got {_short(value)}")
     return tuple(_folder(v, where, "exclude") for v in value)
+
+
+def _short(value: object) -> str:
+    """A value as an error message quotes it: bounded, whatever YAML built (aliases can make a
+    list whose full repr is gigabytes)."""
+    import reprlib
+
+    short = reprlib.Repr()
+    short.maxlevel, short.maxstring, short.maxother = 3, 80, 80
+    return short.repr(value)

@@ -1,7 +1,8 @@
 """One markdown page: frontmatter, title, heading sections and [[links]].
 
 Broken frontmatter never loses the page: it is indexed from its body and the problem is
-reported. Links are read outside code (fenced blocks and inline spans) in every Obsidian form:
+reported. Values YAML cannot type keep their text (`created: 2024-02-30` is that string).
+Links are read outside code (fenced blocks and inline spans) in every Obsidian form:
 `[[slug]]`, `[[slug|label]]`, `[[path/slug#Heading|label]]` and embeds `![[x]]`.
 """
 
@@ -83,9 +84,10 @@ def split_frontmatter(text: str) -> tuple[dict, str, int, str]:
     body = "\n".join(lines[end + 1:])
     import yaml  # only when a changed page has frontmatter
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from solograph import bounded_yaml
+
     try:
-        data = yaml.load(raw, Loader=loader) if raw.strip() else {}  # noqa: S506 (safe loader)
+        data = bounded_yaml.load(raw) if raw.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

@@ -18,6 +18,7 @@ from solograph.errors import BadQuery
 from solograph.kb.aliases import AliasTable
 from solograph.kb.names import STOP_STEMS, covered, grade, names_of
 from solograph.kb.score import scored, section_of
+from solograph.limits import bounded
 from solograph.text.spelling import RARE, doc_count, respell
 from solograph.text.tokens import STOPWORDS, fts_term, query_terms, stem, words
 
@@ -92,7 +93,7 @@ class Scope:
 def scope_for(*, path: str | None, pages: bool) -> list[Scope]:
     """The lanes of one search: a path or the wiki alone, else the whole KB then the wiki."""
     if path:
-        prefix = path.strip().strip("/")
+        prefix = bounded("folder", path).strip().strip("/")
         if prefix in ("", "."):  # the whole KB as one lane
             return [Scope(name="path")]
         esc = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

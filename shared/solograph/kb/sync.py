@@ -16,38 +16,27 @@ deadline.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from solograph.errors import NotIndexed
-from solograph.kb.layout import Layout, config_stat, load_layout
-from solograph.kb.paths import kb_db_path
+from solograph.index import Synced
+from solograph.kb.layout import Layout
 from solograph.kb.resolve import Resolver
+from solograph.kb.store import KbIndex, configured, open_kb
 from solograph.kb.walk import walk
-from solograph.store import RULES_KEY, connect_writer, get_meta, set_meta, stored_rules, transaction
+from solograph.store import transaction
 from solograph.text.tokens import index_text
 
 if TYPE_CHECKING:
+    from solograph.config import Settings
     from solograph.kb.markdown import Page
 
-STORE = "kb"
 CATALOG = "index.md"
 MAX_INDEX_LINE = 400
-
-
-@dataclass
-class KbIndex:
-    """An open KB index: the connection, the KB folder and its layout."""
-
-    conn: sqlite3.Connection
-    root: Path
-    layout: Layout
-
-    def close(self) -> None:
-        self.conn.close()
 
 
 @dataclass
@@ -60,60 +49,17 @@ class SyncReport:
     problems: int = 0
     seconds: float = 0.0
     pending: int = 0  # changed pages left for the next sync (a search's deadline passed)
+    # What the index holds with a problem, by kind: frontmatter, unreadable, binary content.
+    reasons: dict[str, int] = field(default_factory=dict)
+    outside: list[str] = field(default_factory=list)  # links leaving the KB, not followed
+    unreadable: int = 0  # pages and folders the process may not open (read again each sync)
 
     def to_dict(self) -> dict:
         return {"docs": self.docs, "pages": self.pages, "read": self.read,
                 "deleted": self.deleted, "huge": self.huge, "problems": self.problems,
-                "pending": self.pending, "seconds": round(self.seconds, 3)}
-
-
-def open_kb(home: Path, root: Path, *, busy_ms: int | None = None,
-            check_rules: bool = True) -> KbIndex:
-    """The index of the KB at `root` (created on first use), its layout checked. `busy_ms`
-    shortens the wait for a store locked by another writer (the hook's budget is short);
-    the hook also skips `check_rules` (re-reading every page redacted by newer rules), which
-    the next search or index run does, since loading the rules alone costs it 20 ms."""
-    root = Path(root).expanduser()
-    if not root.is_dir():
-        raise NotIndexed(f"the knowledge base folder {root} does not exist",
-                         hint="set KB_PATH (or --kb-path) to the folder of your notes")
-    conn = connect_writer(kb_db_path(home, root), STORE)
-    if busy_ms is not None:
-        conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
-    try:
-        layout = _layout(conn, root)
-        if check_rules:
-            _check_rules(conn)
-    except BaseException:
-        conn.close()
-        raise
-    return KbIndex(conn, root, layout)
-
-
-def _layout(conn: sqlite3.Connection, root: Path) -> Layout:
-    """The layout, parsed again only when .solograph.yaml changed; a changed layout makes the
-    next sync re-read everything (pages, exclusions)."""
-    stat = json.dumps(config_stat(root))
-    cached = get_meta(conn, "layout")
-    if cached is not None and get_meta(conn, "layout_stat") == stat:
-        return Layout.from_json(cached)
-    layout = load_layout(root)
-    with transaction(conn):
-        if cached is not None and cached != layout.to_json():
-            conn.execute("UPDATE docs SET size = -1")
-        set_meta(conn, "layout", layout.to_json())
-        set_meta(conn, "layout_stat", stat)
-    return layout
-
-
-def _check_rules(conn: sqlite3.Connection) -> None:
-    from solograph.text.secrets import RULES_VERSION
-
-    if (stored_rules(conn) or 0) >= RULES_VERSION:
-        return
-    with transaction(conn):
-        conn.execute("UPDATE docs SET size = -1")  # every page is read (and redacted) again
-        set_meta(conn, RULES_KEY, str(RULES_VERSION))
+                "reasons": self.reasons, "outside": self.outside,
+                "unreadable": self.unreadable, "pending": self.pending,
+                "seconds": round(self.seconds, 3)}
 
 
 def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
@@ -131,21 +77,46 @@ def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
         (prefix, prefix + "\U0010ffff"))}
     changed = [p for p, st in listing.pages.items()
                if p not in stored or stored[p][1:] != st]
+    # A page we could not open is read again once we may (a chmod leaves its mtime alone).
+    changed += [r[0] for r in conn.execute(
+        "SELECT path FROM docs WHERE problem LIKE 'unreadable:%' AND path >= ? AND path < ?",
+        (prefix, prefix + "\U0010ffff")) if r[0] in listing.pages and r[0] not in changed
+        and os.access(kb.root / r[0], os.R_OK)]
     gone = [p for p in stored if p not in listing.pages]
     stored_assets = {r[0] for r in conn.execute(
         "SELECT path FROM assets WHERE path >= ? AND path < ?", (prefix, prefix + "\U0010ffff"))}
-    report = SyncReport(huge=sorted(listing.huge))
+    report = SyncReport(huge=sorted(listing.huge), outside=sorted(listing.outside))
     if changed or gone or stored_assets != listing.assets:
         parsed = _read_changed(kb.root, changed, listing.pages, stored, deadline)
         report.pending = len(changed) - len(parsed)
+        if gone:  # a page that went (made private, a link now refused) leaves the file's bytes
+            conn.execute("PRAGMA secure_delete = ON")
         with transaction(conn):
             _write(kb, parsed, gone, listing.assets, stored_assets, set(stored))
+        if gone:
+            _scrub(conn)
         report.read, report.deleted = len(parsed), len(gone)
     report.docs, report.pages, report.problems = conn.execute(
         "SELECT COUNT(*), COALESCE(SUM(in_pages), 0), COALESCE(SUM(problem != ''), 0) "
         "FROM docs").fetchone()
+    for (problem,) in conn.execute("SELECT problem FROM docs WHERE problem != ''"):
+        kind = problem.partition(":")[0]
+        report.reasons[kind] = report.reasons.get(kind, 0) + 1
+    report.unreadable = report.reasons.get("unreadable", 0) + len(listing.unreadable)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _scrub(conn: sqlite3.Connection) -> None:
+    """After pages were deleted under secure_delete: merge each index into one segment so
+    their terms leave its pages, and fold the WAL into the file and truncate it."""
+    try:
+        with transaction(conn):
+            conn.execute("INSERT INTO docs_fts (docs_fts) VALUES ('optimize')")
+            conn.execute("INSERT INTO sections_fts (sections_fts) VALUES ('optimize')")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.execute("PRAGMA secure_delete = FAST")
 
 
 def _read_changed(root: Path, changed: list[str], pages: dict[str, tuple[int, int]],
@@ -335,3 +306,33 @@ def _index_lines(conn: sqlite3.Connection, only: set[str] | None) -> None:
         conn.execute("INSERT INTO docs_fts (rowid, title, meta, body) VALUES (?, ?, ?, ?)",
                      (row["id"], old[0], index_text(meta_text(row["path"], row, line)),
                       old[1]))
+
+
+def sync_for_read(kb: KbIndex, deadline: float) -> Synced:
+    """The sync before a read: changed pages re-read (newest first) within the budget."""
+    report = sync(kb, max_bytes=kb.settings.max_file_bytes, deadline=deadline)
+    return Synced(pending=report.pending, unreadable=report.unreadable)
+
+
+def index_kb(settings: Settings) -> dict:
+    """The write job: bring the index level with its folder (the first run reads every page;
+    later runs re-read what changed); report what it holds."""
+    kb = open_kb(settings.home, configured(settings), settings=settings)
+    try:
+        report = sync(kb, max_bytes=settings.max_file_bytes).to_dict()
+        report["kb"] = str(kb.root)
+        report["index"] = str(settings.kb_db)
+        report["pages_folder"] = kb.layout.pages or "."
+        report["summary"] = (
+            f"{report['docs']} documents ({report['pages']} in {report['pages_folder']}/), "
+            f"{report['read']} read, {report['deleted']} dropped in {report['seconds']} s"
+            + (f"; {report['problems']} with problems (see `solograph kb-graph --check`)"
+               if report["problems"] else "")
+            + (f"; {len(report['huge'])} too large to index" if report["huge"] else "")
+            + (f"; {len(report['outside'])} links leaving the KB not followed"
+               if report["outside"] else "")
+            + (f"; {report['unreadable']} unreadable" if report["unreadable"] else ""))
+        return report
+    finally:
+        kb.close()
+

@@ -1,8 +1,9 @@
 """The files of a KB, by stat only: what a sync compares with the index before reading.
 
 Hidden files and folders (`.git`, `.obsidian`, `.solo`), `exclude:` rules and folders marked
-private (`.solograph-private`, `.metadata_never_index`) are never entered. Symbolic links are
-followed, once each.
+private (`.solograph-private`, `.metadata_never_index`) are never entered. A symbolic link is
+followed (once) only when its target is inside the KB: one leaving it (`wiki/netrc.md ->
+~/.netrc`, a folder linked to `/`) is never read, only counted in `outside`.
 """
 
 from __future__ import annotations
@@ -22,12 +23,18 @@ class Listing:
     pages: dict[str, tuple[int, int]] = field(default_factory=dict)  # markdown: (size, mtime)
     assets: set[str] = field(default_factory=set)  # every other file
     huge: list[str] = field(default_factory=list)  # markdown over the size limit
+    outside: list[str] = field(default_factory=list)  # links whose target leaves the KB
+    unreadable: list[str] = field(default_factory=list)  # folders and files we may not open
 
 
 def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_000) -> Listing:
     """Every file under root/`under` (a KB-relative folder, '' for all)."""
     out = Listing()
+    boundary = os.path.realpath(root)
     start = root / under if under else root
+    if under and not _inside(os.path.realpath(start), boundary):
+        out.outside.append(under)
+        return out
     seen: set[tuple[int, int]] = set()
     stack = [(start, under)]
     while stack:
@@ -39,6 +46,9 @@ def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_
             seen.add((st.st_dev, st.st_ino))
             with os.scandir(folder) as entries:
                 items = list(entries)
+        except PermissionError:
+            out.unreadable.append(rel or ".")
+            continue
         except OSError:
             continue
         names = {e.name for e in items}
@@ -52,6 +62,9 @@ def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_
             if layout.exclude and layout.excluded(path):
                 continue
             try:
+                if entry.is_symlink() and not _inside(os.path.realpath(entry.path), boundary):
+                    out.outside.append(path)
+                    continue
                 if entry.is_dir():
                     stack.append((Path(entry.path), path))
                     continue
@@ -61,6 +74,9 @@ def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_
                     out.assets.add(path)
                     continue
                 est = entry.stat()
+            except PermissionError:
+                out.unreadable.append(path)
+                continue
             except OSError:
                 continue
             if est.st_size > max_bytes:
@@ -68,3 +84,7 @@ def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_
                 continue
             out.pages[path] = (est.st_size, est.st_mtime_ns)
     return out
+
+
+def _inside(path: str, boundary: str) -> bool:
+    return path == boundary or path.startswith(boundary.rstrip(os.sep) + os.sep)

@@ -149,3 +149,15 @@ def dupes(conn: sqlite3.Connection, name: str | None = None, *, limit: int = 30)
                        "projects": len({p["project"] for p in places}),
                        "places": places})
     return {"action": "dupes", "name": name, "groups": groups}
+
+
+def projects(conn: sqlite3.Connection) -> dict:
+    """The registered projects with their size."""
+    rows = conn.execute(
+        "SELECT p.name, p.path, p.scanned_at, "
+        "(SELECT COUNT(*) FROM files WHERE project_id = p.id) AS files, "
+        "(SELECT COUNT(*) FROM symbols WHERE project_id = p.id) AS definitions "
+        "FROM projects p WHERE p.removed = 0 ORDER BY p.name").fetchall()
+    return {"action": "projects", "count": len(rows), "projects": [
+        {"name": r["name"], "path": r["path"], "files": r["files"],
+         "definitions": r["definitions"], "scanned_at": r["scanned_at"]} for r in rows]}

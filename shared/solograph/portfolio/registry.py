@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from solograph.config import PRIVATE_MARKERS, is_private
 from solograph.errors import UnknownProject
+from solograph.frozen import Frozen
 from solograph.store import transaction
 
 # Folders that hold other people's code or build output: never walked for checkouts or files.
@@ -28,8 +28,7 @@ SKIP_DIRS = frozenset({
 MAX_DEPTH = 8
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(Frozen):
     id: int
     name: str
     path: Path
@@ -37,12 +36,12 @@ class Project:
     scanned_at: float | None
 
 
-@dataclass
 class RefreshReport:
-    added: list[str] = field(default_factory=list)
-    known: int = 0
-    missing: list[str] = field(default_factory=list)
-    purged: list[str] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.added: list[str] = []
+        self.known = 0
+        self.missing: list[str] = []
+        self.purged: list[str] = []
 
     def to_dict(self) -> dict:
         return {"added": self.added, "known": self.known, "missing": self.missing,

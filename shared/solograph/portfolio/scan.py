@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from solograph.portfolio import LAST_SCAN
+from solograph.portfolio.clean import ensure_clean
 from solograph.portfolio.definitions import Definition, DefinitionExtractor, language_for_path
 from solograph.portfolio.files import list_files
 from solograph.portfolio.manifests import Package, manifest_kind, parse_manifest
@@ -91,6 +92,7 @@ def scan(conn: sqlite3.Connection, projects: list[Project], *, max_file_bytes: i
          progress: Progress | None = None) -> ScanReport:
     report = ScanReport()
     started = time.perf_counter()
+    ensure_clean(conn)  # what older rules let through leaves before anything is added
     extractor = DefinitionExtractor()
     changed_symbols = 0
     present = [p for p in projects if p.path.is_dir()]
@@ -259,7 +261,8 @@ def _write_manifest(conn: sqlite3.Connection, project_id: int, m: _ManifestResul
     manifest_id = conn.execute(
         "INSERT INTO manifests (project_id, path, manager, size, mtime_ns, error) "
         "VALUES (?, ?, ?, ?, ?, ?)",
-        (project_id, m.rel, m.manager, m.size, m.mtime_ns, m.error)).lastrowid
+        (project_id, m.rel, m.manager, m.size, m.mtime_ns,
+         redact(m.error) if m.error else m.error)).lastrowid
     conn.executemany(
         "INSERT INTO packages (manifest_id, project_id, manager, name, spec, dev) "
         "VALUES (?, ?, ?, ?, ?, ?)",

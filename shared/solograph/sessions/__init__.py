@@ -1,46 +1,62 @@
 """The session index: every past Claude Code conversation, searchable, kept after Claude Code
 deletes its transcript.
 
-    conn = open_index(settings.sessions_db)    # migrations, and re-redaction if rules changed
-    sync(conn, settings.claude_projects)       # read what changed on disk (before every search)
-    terms, hits = search(conn, "webhook retry", limit=10)
-
-Modules, one concept each: records (parsing lines), titles, chunks (the FTS documents),
-ingest (reading one file from its offset), policy (temp and private folders), sync (the
-folder), upkeep (titles, purges, re-redaction), search and snippets (ranking), transcript (one
-session: matches, export).
+Modules: store (sessions.db), sync (the transcripts folder into the index, before every read,
+and the `sync_sessions` job), search and snippets (ranking), answers (session_search,
+session_export); domain modules: records (parsing lines), titles, chunks (the FTS documents),
+ingest (one file from its offset), policy (temp and private folders), upkeep (titles, purges,
+re-redaction), transcript (one session: matches, export).
 """
 
-from __future__ import annotations
-
-import sqlite3
-from pathlib import Path
-
-from solograph.sessions.policy import default_policy
-from solograph.sessions.search import MAX_LIMIT, Scope, project_scope, search
-from solograph.sessions.sync import discover, sync
-from solograph.sessions.transcript import FORMATS, export, read_matches
-from solograph.sessions.upkeep import ensure_clean
-from solograph.store import connect_writer
+from solograph.index import Answer, Index, Job, Param
 
 STORE = "sessions"
-# Pages of WAL before a commit checkpoints it (SQLite's default is 1,000). Every search may
-# write the tail of a live transcript; checkpointing (an fsync) every few of them would cost
-# more than the write itself. 4,000 pages is 16 MB of WAL at most between checkpoints.
-WAL_AUTOCHECKPOINT = 4_000
 
-
-def open_index(path: Path) -> sqlite3.Connection:
-    """A writer on the session index, migrated and redacted by the current rules."""
-    conn = connect_writer(path, STORE)
-    try:
-        conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT}")
-        ensure_clean(conn)
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-__all__ = ["FORMATS", "MAX_LIMIT", "STORE", "Scope", "default_policy", "discover", "export",
-           "open_index", "project_scope", "read_matches", "search", "sync"]
+INDEX = Index(
+    name=STORE,
+    title="past sessions",
+    db="solograph.sessions.store:db_path",
+    open="solograph.sessions.store:opened",
+    as_of="solograph.sessions.store:as_of",
+    sync="solograph.sessions.sync:sync_for_read",
+    sync_job="sync_sessions",
+    pending_note=("{n} changed transcript file(s) not read yet (newest were read first); the "
+                  "next search or `solograph sync-sessions` (or the worker) reads them"),
+    answers=(
+        Answer(
+            name="session_search",
+            run="solograph.sessions.answers:session_search",
+            schema="solograph.sessions.answers:SessionSearch",
+            params=(
+                Param("query", str, 'words to find, e.g. "webhook retry"', http="q"),
+                Param("project", str, 'only this project, e.g. "my-app"', None, max_length=200),
+                Param("limit", int, "how many sessions, e.g. 10", 10),
+                Param("session", str, "read this found session: its messages matching the "
+                      "query, in order, with their neighbours", None, max_length=100),
+                Param("exclude_session", str, "leave this session out (the one asking)", None,
+                      max_length=100, caller="session"),
+            ),
+            title="Search past sessions",
+            description=(
+                "Full-text search over past Claude Code conversations, archived ones too: what "
+                "was tried, decided or fixed before. Example: {\"query\": \"webhook retry\"}."),
+            route="/v1/sessions", always_load=True),
+        Answer(
+            name="session_export",
+            run="solograph.sessions.answers:session_export",
+            schema="solograph.sessions.answers:SessionExport",
+            params=(
+                Param("session_id", str, "the session's id, from a search result",
+                      max_length=100),
+                Param("fmt", str, "markdown or jsonl", "markdown", choices=("markdown", "jsonl"),
+                      http="format"),
+            ),
+            title="Export one past session",
+            description="One stored conversation, whole, as markdown or JSONL.",
+            route="/v1/sessions/export", tool=False, bounded=False, fresh=False),
+    ),
+    jobs=(
+        Job("sync_sessions", "solograph.sessions.sync:sync_sessions",
+            "a sync of the Claude Code transcripts", route="sync-sessions"),
+    ),
+)

@@ -20,39 +20,19 @@ import contextlib
 import hashlib
 import os
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from solograph.sessions import upkeep
 from solograph.sessions.chunks import ChunkWriter, drop_chunks
+from solograph.sessions.entries import entry_words, tools_json
 from solograph.sessions.policy import Policy
-from solograph.sessions.records import decode, entry_words, parse, tools_json, wanted, whole_lines
+from solograph.sessions.records import TOO_LONG, parse, read_line, wanted, whole_lines
+from solograph.sessions.report import Report
 from solograph.text.secrets import redact
 
 HEAD = 4096  # bytes hashed at the start of a file and just before its offset
 BATCH_ENTRIES = 2_000
 BATCH_BYTES = 32 << 20
-
-
-@dataclass
-class Report:
-    files: int = 0  # transcript files on disk
-    new: int = 0
-    grown: int = 0
-    reread: int = 0
-    deleted: int = 0
-    temp: int = 0
-    private: int = 0
-    purged: int = 0  # sessions removed because their folder became private
-    entries: int = 0  # conversation records added
-    bad_lines: int = 0
-    unreadable: int = 0
-    bytes: int = 0
-    pending: int = 0  # changed files left for the next sync (a search's deadline passed)
-    touched: set[int] = field(default_factory=set)  # session keys whose rows changed
-
-    def to_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "touched"}
 
 
 def _hash(fh, start: int, end: int) -> str:
@@ -97,7 +77,7 @@ def _sync_file(conn: sqlite3.Connection, root: Path, rel: str, kind: str, policy
             report.deleted += 1
         return
     except OSError:  # unreadable for now (permissions, a folder named *.jsonl): next sync
-        report.unreadable += 1
+        report.note_unreadable(rel)
         return
     with fh:
         st = os.fstat(fh.fileno())
@@ -140,6 +120,7 @@ def reset_file(conn: sqlite3.Connection, file_id: int, report: Report) -> None:
         "SELECT DISTINCT session FROM chunks WHERE file_id = ?", (file_id,)))
     drop_chunks(conn, "file_id = ?", (file_id,))
     conn.execute("DELETE FROM summaries WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM cwds WHERE file_id = ?", (file_id,))
     # size -1: the next sync sees a change and reads the file from the start.
     conn.execute("UPDATE files SET offset = 0, lines = 0, bad_lines = 0, entries = 0, "
                  "session_id = '', cwd = '', head_hash = '', tail_hash = '', status = 'live', "
@@ -163,6 +144,8 @@ class _Reader:
         # Leaves of old-style titles: a message arriving for one retitles the session.
         self.leaves = {r[0] for r in conn.execute("SELECT DISTINCT leaf_uuid FROM summaries")}
         self.placed: set[int] = set()  # sessions whose cwd this reader has filled in
+        self.cwds: set[str] = {r[0] for r in conn.execute(  # the folders already judged
+            "SELECT cwd FROM cwds WHERE file_id = ?", (self.file_id,))}
         self.batch_entries = 0
         self.batch_bytes = 0
 
@@ -172,9 +155,16 @@ class _Reader:
             self.lines += 1
             self.report.bytes += len(line)
             self.batch_bytes += len(line)
+            if line == TOO_LONG:
+                self.bad += 1
+                self.report.bad_lines += 1
+                self.report.note_bad("too_long")
+                continue
             if not wanted(line):
                 continue
-            obj = decode(line)
+            obj, problem = read_line(line)
+            if problem:
+                self.report.note_bad(problem)
             if obj is None:
                 self.bad += 1
                 self.report.bad_lines += 1
@@ -183,9 +173,8 @@ class _Reader:
             if rec is None:
                 continue
             if rec.type in ("user", "assistant"):
-                if not self.cwd and rec.cwd:
-                    self.cwd = redact(rec.cwd)
-                    reason = self.policy.skip_reason(rec.cwd)
+                if rec.cwd and rec.cwd not in self.cwds:
+                    reason = self._judge(rec.cwd)
                     if reason:
                         self._skip(reason)
                         return
@@ -204,6 +193,21 @@ class _Reader:
                 self._commit()
         self._save()
 
+    def _judge(self, cwd: str) -> str:
+        """Why the file stays out now that one of its records works in `cwd`, or "". The first
+        folder decides temp (a batch run starts there); every folder can make it private,
+        since a session that moves into a private folder is as private as one started there."""
+        first = not self.cwd
+        reason = self.policy.skip_reason(cwd) if first else \
+            ("private" if self.policy.is_private(cwd) else "")
+        if first or reason:
+            self.cwd = redact(cwd)
+        if not reason:
+            self.cwds.add(cwd)
+            self.conn.execute("INSERT OR IGNORE INTO cwds (file_id, cwd) VALUES (?, ?)",
+                              (self.file_id, redact(cwd)))
+        return reason
+
     def _session(self, session_id: str) -> int:
         key = self.sessions.get(session_id)
         if key is None:
@@ -216,8 +220,7 @@ class _Reader:
         return key
 
     def _entry(self, rec, start: int) -> None:
-        text = redact(rec.text)
-        tools = [(name, {k: redact(v) for k, v in args.items()}) for name, args in rec.tools]
+        text, tools = rec.text, rec.tools  # parse redacted them, before it cut them
         words = entry_words(text, tools)
         if not words and not tools:
             return
@@ -253,6 +256,8 @@ class _Reader:
 
     def _skip(self, reason: str) -> None:
         """The file's session stays out: drop what was read and never read it again."""
+        if reason == "private":  # what was read leaves the file's pages, not only its rows
+            self.conn.execute("PRAGMA secure_delete = ON")  # scrub() sets it back
         self.chunks.flush()  # its index row must exist before reset_file deletes it
         reset_file(self.conn, self.file_id, self.report)
         self.conn.execute("UPDATE files SET status = ?, cwd = ?, session_id = ?, size = ?, "

@@ -20,16 +20,21 @@ What a conversation record contributes:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from solograph.text.tokens import index_text_long
+from solograph import bounded_json
+from solograph.text.secrets import redact_cut
 
 MAX_TEXT = 100_000  # characters kept of one record's text (a pasted log can be megabytes)
 MAX_ARG = 2_000  # characters kept of one tool argument
+# Bytes of one line read at most. A longer line (a pasted dump, a runaway writer) is skipped
+# as `too_long` without ever being held in memory whole: 64 MB is ten times the largest
+# record Claude Code writes (an image pasted as base64).
+MAX_LINE = 64 << 20
+TOO_LONG = b""  # what whole_lines yields for such a line: a real line always ends in \n
 
 # Arguments that say what a tool call was about; anything else (file contents, old/new
 # strings of an edit, timeouts, flags) is bulk or noise.
@@ -78,16 +83,31 @@ class Record:
     tool_results: list[str] = field(default_factory=list)
 
 
-def whole_lines(fh: BinaryIO, offset: int) -> Iterator[tuple[int, bytes]]:
-    """(offset just past the line, line) for every complete line from `offset` on.
+def whole_lines(fh: BinaryIO, offset: int, *,
+                max_line: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """(offset just past the line, line) for every complete line from `offset` on; TOO_LONG
+    in place of a line longer than `max_line` bytes.
 
     A last line without its newline is being written: it is not yielded, and the caller's
-    offset stays before it, so the next read picks it up whole. Memory is one line at a time.
+    offset stays before it, so the next read picks it up whole. Memory is one line (at most
+    `max_line` bytes) at a time.
     """
+    max_line = MAX_LINE if max_line is None else max_line
     fh.seek(offset)
-    for line in fh:
+    while True:
+        line = fh.readline(max_line + 1)
         if not line.endswith(b"\n"):
-            return
+            if len(line) <= max_line:
+                return  # the end, or a last line still being written
+            size = len(line)
+            while not line.endswith(b"\n"):  # the rest of the long line, piece by piece
+                line = fh.readline(max_line)
+                if not line:
+                    return
+                size += len(line)
+            offset += size
+            yield offset, TOO_LONG
+            continue
         offset += len(line)
         yield offset, line
 
@@ -105,14 +125,25 @@ def wanted(line: bytes) -> bool:
 def decode(line: bytes) -> dict | None:
     """The JSON object on a line, or None when it is not one (bad JSON, a bare value, a
     half-decodable line)."""
-    try:
-        obj = json.loads(line)
+    return read_line(line)[0]
+
+
+def read_line(line: bytes) -> tuple[dict | None, str]:
+    """(the JSON object on a line or None, what was wrong with it or ""). None comes with
+    `not_json` or `not_an_object`; an object can come with `invalid_utf8` (bad bytes replaced)
+    or `too_deep` (values nested past bounded_json.MAX_DEPTH replaced by null)."""
+    problem = ""
+    try:  # lone surrogates are cleaned in the fields kept (_str, _flatten), not in the line
+        obj, cut = bounded_json.loads(line, whole=False)
     except ValueError:  # JSONDecodeError and UnicodeDecodeError alike
         try:
-            obj = json.loads(line.decode("utf-8", "replace"))
+            obj, cut = bounded_json.loads(line.decode("utf-8", "replace"), whole=False)
         except ValueError:
-            return None
-    return obj if isinstance(obj, dict) else None
+            return None, "not_json"
+        problem = "invalid_utf8"
+    if not isinstance(obj, dict):
+        return None, "not_an_object"
+    return obj, "too_deep" if cut else problem
 
 
 def parse(obj: dict) -> Record | None:
@@ -133,7 +164,9 @@ def parse(obj: dict) -> Record | None:
 
 
 def _str(value: object) -> str:
-    return value if isinstance(value, str) else ""
+    """A field's text; a lone surrogate (an unpaired `\\ud83d` escape) would be refused by
+    the store, so it becomes U+FFFD."""
+    return bounded_json.text(value) if isinstance(value, str) else ""
 
 
 def _conversation(obj: dict, role: str) -> Record:
@@ -147,7 +180,7 @@ def _conversation(obj: dict, role: str) -> Record:
     else:
         _user(rec, content, meta=obj.get("isMeta") is True,
               compact=obj.get("isCompactSummary") is True)
-    rec.text = rec.text[:MAX_TEXT]
+    rec.text = bounded_json.text(redact_cut(rec.text, MAX_TEXT))  # redacted, then cut
     return rec
 
 
@@ -220,7 +253,8 @@ def _reply(rec: Record, content: object) -> None:
 
 
 def key_args(name: str, raw: object) -> dict[str, str]:
-    """The arguments of a tool call worth searching, as strings, each cut to MAX_ARG."""
+    """The arguments of a tool call worth searching, as strings, each redacted and cut to
+    MAX_ARG."""
     if not isinstance(raw, dict):
         return {}
     out: dict[str, str] = {}
@@ -236,28 +270,13 @@ def key_args(name: str, raw: object) -> dict[str, str]:
         else:
             continue
         if text:
-            out[key] = text[:MAX_ARG]
+            out[bounded_json.text(key)] = redact_cut(text, MAX_ARG)
     return out
 
 
 def _flatten(value: object) -> str:
     if isinstance(value, str):
-        return value.strip()
+        return bounded_json.text(value.strip())
     if isinstance(value, list):
         return "\n".join(s for s in (_flatten(v) for v in value) if s)
     return ""
-
-
-def tool_text(tools: list[tuple[str, dict[str, str]]]) -> str:
-    """Tool calls as searchable text: `Bash: git status`."""
-    return "\n".join(f"{name}: {' '.join(args.values())}".rstrip() for name, args in tools)
-
-
-def entry_words(text: str, tools: list[tuple[str, dict[str, str]]]) -> str:
-    """What the index holds for one entry: the stems of its text and its tool calls."""
-    return index_text_long(text + "\n" + tool_text(tools) if tools else text)
-
-
-def tools_json(tools: list[tuple[str, dict[str, str]]]) -> str:
-    return json.dumps([[n, a] for n, a in tools], ensure_ascii=False,
-                      separators=(",", ":")) if tools else ""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from solograph.limits import bounded
 from solograph.sessions.snippets import best_entry, holds, snippet
 from solograph.text.ids import MIN_RUN, phrases, split_run
 from solograph.text.spelling import doc_count, respell
@@ -222,6 +223,8 @@ def project_scope(name: str, *, exclude: str | None = None) -> Scope:
     """Sessions whose folder is the project or inside it: `-p spotter` takes
     /home/me/spotter and /home/me/spotter/assets, by the folder's name."""
     parts, params = [], []
+    bounded("project", name)
+    bounded("session id", exclude)
     if name:
         parts.append("(s.cwd LIKE ? ESCAPE '\\' OR s.cwd LIKE ? ESCAPE '\\' "
                      "OR s.cwd = ? COLLATE NOCASE)")

@@ -12,7 +12,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Sequence
 
-from solograph.sessions.records import tool_text
+from solograph.sessions.entries import tool_text
 from solograph.text.tokens import split_identifier, stem
 
 WINDOW = 240

@@ -25,47 +25,62 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from solograph.errors import NotIndexed
+from solograph.index import Handle, Synced
 from solograph.sessions import upkeep
-from solograph.sessions.ingest import Report, reset_file, sync_file
 from solograph.sessions.policy import Policy, default_policy
+from solograph.sessions.report import Report
 from solograph.store import transaction
+
+if TYPE_CHECKING:
+    from solograph.config import Settings
 
 Stat = tuple[str, int, int, int]  # kind, size, mtime_ns, inode
 
 
-def discover(root: Path) -> dict[str, Stat]:
-    """Every transcript file under `root`, by path relative to it."""
+def discover(root: Path, unreadable: list[str] | None = None) -> dict[str, Stat]:
+    """Every transcript file under `root`, by path relative to it; the folders and files this
+    process may not read (another user's, with a wrong uid) are added to `unreadable`."""
     found: dict[str, Stat] = {}
-    for project in _listing(str(root)):
+    denied = [] if unreadable is None else unreadable
+    for project in _listing(str(root), "", denied):
         if not project.is_dir():
             continue
-        for entry in _listing(project.path):
+        for entry in _listing(project.path, project.name, denied):
             name = entry.name
             if name.endswith(".jsonl") and entry.is_file():
                 kind = "subagent" if name.startswith("agent-") else "main"
-                _add(found, f"{project.name}/{name}", entry, kind)
+                _add(found, f"{project.name}/{name}", entry, kind, denied)
             elif entry.is_dir():
-                for agent in _listing(os.path.join(entry.path, "subagents")):
+                rel = f"{project.name}/{name}/subagents"
+                for agent in _listing(os.path.join(entry.path, "subagents"), rel, denied):
                     if agent.name.endswith(".jsonl") and agent.is_file():
-                        _add(found, f"{project.name}/{name}/subagents/{agent.name}", agent,
-                             "subagent")
+                        _add(found, f"{rel}/{agent.name}", agent, "subagent", denied)
     return found
 
 
-def _add(found: dict[str, Stat], rel: str, entry: os.DirEntry, kind: str) -> None:
+def _add(found: dict[str, Stat], rel: str, entry: os.DirEntry, kind: str,
+         denied: list[str]) -> None:
     try:
         st = entry.stat()
+    except PermissionError:
+        denied.append(rel)
+        return
     except OSError:  # removed between listing and stat
         return
     found[rel] = (kind, st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def _listing(path: str) -> list[os.DirEntry]:
+def _listing(path: str, rel: str, denied: list[str]) -> list[os.DirEntry]:
     try:
         with os.scandir(path) as it:
             return list(it)
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
+    except PermissionError:
+        denied.append(rel or ".")
+        return []
+    except (FileNotFoundError, NotADirectoryError):
         return []
 
 
@@ -81,7 +96,10 @@ def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None =
         return {**report.to_dict(), "transcripts": str(root) if root else None,
                 "missing": True}
     policy = (policy or default_policy()).fresh()
-    disk = discover(root)
+    denied: list[str] = []
+    disk = discover(root, denied)
+    for rel in denied:
+        report.note_unreadable(rel)
     report.files = len(disk)
     known = {r["path"]: r for r in conn.execute(
         "SELECT path, size, mtime_ns, inode, status FROM files")}
@@ -91,13 +109,20 @@ def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None =
     if deadline is not None:  # newest first: a search sees the latest conversations soonest
         changed.sort(key=lambda rel: (-disk[rel][2], rel))
     sessions: dict[str, int] = {}
+    if changed:  # the reader (records, JSON, secrets) only when there is something to read
+        from solograph.sessions.ingest import sync_file
     for done, rel in enumerate(changed):
         if done and deadline is not None and time.monotonic() >= deadline:
             report.pending = len(changed) - done
             break
         sync_file(conn, root, rel, disk[rel][0], policy=policy, sessions=sessions,
                   report=report)
-    gone = [rel for rel, row in known.items() if rel not in disk and row["status"] == "live"]
+    if report.purged or report.private:
+        upkeep.scrub(conn)
+    # A file in a folder we may not list is not gone: it is unreadable, and counted so.
+    hidden = tuple(d.rstrip("/") + "/" for d in denied)
+    gone = [rel for rel, row in known.items() if rel not in disk and row["status"] == "live"
+            and not (hidden and (rel.startswith(hidden) or "." in denied))]
     if gone:
         with transaction(conn):
             for rel in gone:
@@ -118,15 +143,23 @@ def _changed(row: sqlite3.Row | None, st: Stat) -> bool:
 def _privacy(conn: sqlite3.Connection, policy: Policy, report: Report) -> set[str]:
     """Purge sessions whose folder is now private; return the files of sessions whose folder
     no longer is, reset to be read again."""
-    private = [r[0] for r in conn.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd != ''")
-               if policy.is_private(r[0])]
-    purge = [(r[0], cwd) for cwd in private for r in conn.execute(
-        "SELECT session_id FROM sessions WHERE cwd = ?", (cwd,)).fetchall()]
+    private = [r[0] for r in conn.execute(
+        "SELECT cwd FROM sessions WHERE cwd != '' UNION SELECT c.cwd FROM cwds c "
+        "JOIN files f ON f.id = c.file_id WHERE f.status = 'live'") if policy.is_private(r[0])]
+    # Every folder a session worked in counts, not only the one it started in.
+    purge = list(dict.fromkeys((r[0], cwd) for cwd in private for r in conn.execute(
+        "SELECT session_id FROM sessions WHERE cwd = ? UNION SELECT f.session_id FROM cwds c "
+        "JOIN files f ON f.id = c.file_id WHERE c.cwd = ? AND f.session_id != ''",
+        (cwd, cwd)).fetchall()))
     reopen = [(r[0], r[1]) for r in conn.execute(
         "SELECT id, path, cwd FROM files WHERE status = 'private'").fetchall()
         if not policy.is_private(r[2])]
     if not purge and not reopen:
         return set()
+    from solograph.sessions.ingest import reset_file
+
+    if purge:  # what was read leaves the file's pages, not only its rows
+        conn.execute("PRAGMA secure_delete = ON")
     with transaction(conn):
         for session_id, cwd in purge:
             if upkeep.purge_session(conn, session_id, cwd):
@@ -136,3 +169,44 @@ def _privacy(conn: sqlite3.Connection, policy: Policy, report: Report) -> set[st
         upkeep.refresh(conn, report.touched)
         report.touched.clear()
     return {path for _, path in reopen}
+
+
+def sync_for_read(handle: Handle, deadline: float) -> Synced:
+    """The sync before a read, within its budget. A transcripts folder that is not there is an
+    error only while the index holds nothing (an index of archived sessions still answers)."""
+    root = handle.settings.claude_projects
+    report = sync(handle.conn, root, deadline=deadline)
+    if report["missing"] and not handle.conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone():
+        raise NotIndexed(f"no sessions indexed, and the transcripts folder {report['transcripts']} "
+                         "does not exist",
+                         hint="set CLAUDE_PROJECTS_PATH to Claude Code's projects folder "
+                              "(default ~/.claude/projects)")
+    return Synced(pending=report["pending"], unreadable=report["unreadable"])
+
+
+def sync_sessions(settings: Settings) -> dict:
+    """The write job: read new and grown transcripts into the index; report what was done and
+    what the index holds."""
+    from solograph.sessions.store import open_index
+
+    conn = open_index(settings.sessions_db)
+    try:
+        report = sync(conn, settings.claude_projects)
+        total, archived, messages = conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(NOT EXISTS (SELECT 1 FROM files f "
+            "WHERE f.session_id = s.session_id AND f.kind = 'main' AND f.status = 'live')), 0), "
+            "COALESCE(SUM(messages), 0) FROM sessions s").fetchone()
+        report.update(sessions=total, archived=archived, messages=messages)
+        report["summary"] = (
+            f"{total} sessions ({archived} archived), {messages} messages; this sync: "
+            f"{report['new']} new files, {report['grown']} grown, {report['reread']} re-read, "
+            f"{report['deleted']} deleted, {report['entries']} messages added"
+            + (f", {report['purged']} purged (private)" if report["purged"] else "")
+            + (f", {report['bad_lines']} bad lines skipped" if report["bad_lines"] else "")
+            + (f"; {report['unreadable']} files or folders unreadable (permissions: run as "
+               f"their owner)" if report["unreadable"] else "")
+            + (f"; transcripts folder {report['transcripts']} not found"
+               if report["missing"] else ""))
+        return report
+    finally:
+        conn.close()

@@ -3,7 +3,8 @@
 - `refresh` recomputes what a session shows (message count, dates, title) after its rows
   changed, and drops a session left with nothing.
 - `purge_session` removes a session whose folder became private; its files are remembered as
-  private so they are not read again (until the marker goes).
+  private so they are not read again (until the marker goes); `scrub` then makes the removed
+  text leave the file's bytes.
 - `ensure_clean` runs on open: when the stored text was redacted by older rules (or by none),
   every stored text is redacted again, the index rebuilt from the clean text, and the file
   vacuumed and its WAL truncated so that no page on disk still holds what was removed.
@@ -17,8 +18,7 @@ from collections.abc import Iterable
 
 from solograph.sessions import titles
 from solograph.sessions.chunks import chunk_text, drop_chunks, fts_delete, fts_insert
-from solograph.sessions.records import entry_words, tools_json
-from solograph.store import reclean
+from solograph.store import get_meta, reclean, set_meta, transaction
 from solograph.text.secrets import RULES_VERSION, redact
 
 _BATCH = 5_000
@@ -81,8 +81,10 @@ def purge_session(conn: sqlite3.Connection, session_id: str, cwd: str = "") -> b
                                         (session_id,))]
     for file_id in files:
         conn.execute("DELETE FROM summaries WHERE file_id = ?", (file_id,))
+        # The folder that made it private, so the file is read again once that one is not.
         conn.execute("UPDATE files SET status = 'private', "
-                     "cwd = CASE WHEN cwd = '' THEN ? ELSE cwd END WHERE id = ?", (cwd, file_id))
+                     "cwd = CASE WHEN ? = '' THEN cwd ELSE ? END WHERE id = ?",
+                     (cwd, cwd, file_id))
     row = conn.execute("SELECT id FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
     if row is None:
         return False
@@ -91,16 +93,45 @@ def purge_session(conn: sqlite3.Connection, session_id: str, cwd: str = "") -> b
     return True
 
 
+ZEROED = "free_space_zeroed"  # meta: every write to this file ran under secure_delete
+
+
+def scrub(conn: sqlite3.Connection) -> None:
+    """After a purge: merge the index into one segment, so the purged terms leave its pages
+    (a contentless FTS5 delete only adds a tombstone), and checkpoint the WAL into the file and
+    truncate it, so no frame still holds them. The purge itself ran with secure_delete on, which
+    zeroes the freed cells and pages; the old versions of rows that were updated were zeroed
+    as they were written (`FAST`, set on open), except in a file written before that, which
+    is vacuumed once. Outside a transaction."""
+    conn.execute("PRAGMA secure_delete = ON")
+    try:
+        with transaction(conn):
+            conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
+        if get_meta(conn, ZEROED) is None:
+            conn.execute("VACUUM")
+            with transaction(conn):
+                set_meta(conn, ZEROED, "1")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.execute("PRAGMA secure_delete = FAST")
+
+
 # --------------------------------------------------------------------------- re-redaction
 
 
 def ensure_clean(conn: sqlite3.Connection) -> int:
     """Redact every stored text again when the index predates the current rules; returns the
-    number of rows that changed (0 when the index was already clean)."""
-    return reclean(conn, _reredact, version=RULES_VERSION)
+    number of rows that changed (0 when the index was already clean). Leaves the connection
+    zeroing what it deletes or rewrites (secure_delete FAST: no extra I/O), so a purge later
+    leaves no old copy of a row in a page's free space."""
+    changed = reclean(conn, _reredact, version=RULES_VERSION)
+    conn.execute("PRAGMA secure_delete = FAST")
+    return changed
 
 
 def _reredact(conn: sqlite3.Connection) -> int:
+    from solograph.sessions.entries import entry_words, tools_json
+
     changed = 0
     dirty: set[int] = set()  # chunks whose index row was deleted and must be written again
     last = 0

@@ -13,15 +13,21 @@ import math
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from solograph.errors import BadQuery, NotIndexed
+from solograph.errors import BadQuery, NotFound, NotIndexed
+from solograph.freshness import iso
+from solograph.index import Handle
 from solograph.sources.topics import seed_topics
 from solograph.store import connect_reader, connect_writer, reclean, stored_rules, transaction
 from solograph.text.secrets import RULES_VERSION, redact
 from solograph.text.tokens import index_text
+
+if TYPE_CHECKING:
+    from solograph.config import Settings
 
 STORE = "sources"
 HINT = ("index a source first: `solograph sources index-youtube URL`, "
@@ -101,6 +107,19 @@ def open_reader(path: Path) -> sqlite3.Connection:
         open_store(path).close()
         conn = connect_reader(path, STORE)
     return conn
+
+
+def opened(settings: Settings) -> closing[Handle]:
+    """A read-only handle for one read."""
+    return closing(Handle(open_reader(settings.sources_db), settings))
+
+
+def as_of(conn: sqlite3.Connection) -> str | None:
+    """The last crawl or import run, else the newest document's date."""
+    run = conn.execute("SELECT MAX(finished_at) FROM runs").fetchone()[0]
+    if run is not None:
+        return iso(run)
+    return iso(conn.execute("SELECT MAX(date) FROM documents WHERE date != ''").fetchone()[0])
 
 
 @contextmanager
@@ -195,7 +214,7 @@ def delete(conn: sqlite3.Connection, key: str) -> dict:
             docs += conn.execute("DELETE FROM documents WHERE video = ?", (ident,)).rowcount
             videos = conn.execute("DELETE FROM videos WHERE video = ?", (ident,)).rowcount
     if not docs and not videos:
-        raise NotIndexed(f"nothing stored under {key!r}",
+        raise NotFound(f"nothing stored under {key!r}",
                          hint="list what a source holds with `solograph sources list -s SOURCE`")
     return {"deleted": key, "documents": docs, "videos": videos}
 
@@ -235,3 +254,7 @@ def _reredact(conn: sqlite3.Connection) -> int:
     if changed:
         conn.execute("INSERT INTO documents_fts (documents_fts) VALUES ('optimize')")
     return changed
+
+
+def db_path(settings: Settings) -> Path:
+    return settings.sources_db

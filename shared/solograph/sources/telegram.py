@@ -6,21 +6,28 @@ Telegram Desktop ("Export chat history", JSON) writes one object per chat: `name
 `text_entities` (the same pieces, always a list), plus `reactions` in newer versions. A full
 account export nests the chats under `chats.list`. Each message with text becomes one document
 `telegram/<chat id>-<message id>`; reactions count as upvotes; service messages are skipped.
+
+An export is a file someone hands us: invalid UTF-8 is replaced and counted, values nested
+deeper than bounded_json.MAX_DEPTH are cut out (the messages around them still count), and a
+message whose fields are not what Telegram writes is skipped and counted, never a traceback.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from solograph import bounded_json
+from solograph.bounded_json import scalar
 from solograph.errors import BadQuery
 from solograph.sources.store import Document, put
+from solograph.text.secrets import redact_cut
 
 SOURCE = "telegram"
 MAX_TITLE = 90
 MAX_BYTES = 2_000_000_000
+MAX_REACTIONS = 10**9  # per reaction: a larger count in an export is garbage
 
 
 def _pieces_text(value: object) -> tuple[str, list[str]]:
@@ -33,12 +40,13 @@ def _pieces_text(value: object) -> tuple[str, list[str]]:
         if isinstance(piece, str):
             parts.append(piece)
         elif isinstance(piece, dict):
-            parts.append(str(piece.get("text") or ""))
+            text = scalar(piece.get("text"))
+            parts.append(text)
             href = piece.get("href")
             if isinstance(href, str) and href:
                 links.append(href)
-            elif piece.get("type") == "link" and piece.get("text"):
-                links.append(str(piece["text"]))
+            elif piece.get("type") == "link" and text:
+                links.append(text)
     return "".join(parts), links
 
 
@@ -51,9 +59,11 @@ def message_text(message: dict) -> tuple[str, list[str]]:
 
 def _reactions(message: dict) -> int:
     total = 0
-    for r in message.get("reactions") or []:
-        if isinstance(r, dict) and isinstance(r.get("count"), int):
-            total += max(0, r["count"])
+    reactions = message.get("reactions")
+    for r in reactions if isinstance(reactions, list) else ():
+        count = r.get("count") if isinstance(r, dict) else None
+        if isinstance(count, int) and not isinstance(count, bool):
+            total += min(max(0, count), MAX_REACTIONS)
     return total
 
 
@@ -71,9 +81,9 @@ def chats(data: object) -> Iterator[dict]:
 
 def documents(chat: dict, *, username: str = "") -> tuple[list[Document], int]:
     """The documents of one chat, and how many messages were skipped as unreadable."""
-    chat_id = str(chat.get("id") or "").removeprefix("-100")
-    name = str(chat.get("name") or "Telegram")
-    kind = str(chat.get("type") or "")
+    chat_id = scalar(chat.get("id")).removeprefix("-100")
+    name = scalar(chat.get("name")) or "Telegram"
+    kind = scalar(chat.get("type"))
     channel_like = kind in ("public_channel", "private_channel", "public_supergroup",
                             "private_supergroup")
     docs, bad = [], 0
@@ -81,7 +91,7 @@ def documents(chat: dict, *, username: str = "") -> tuple[list[Document], int]:
         if not isinstance(message, dict) or message.get("type", "message") != "message":
             continue
         msg_id = message.get("id")
-        if not isinstance(msg_id, int):
+        if not isinstance(msg_id, int) or isinstance(msg_id, bool):
             bad += 1
             continue
         text, links = message_text(message)
@@ -95,27 +105,39 @@ def documents(chat: dict, *, username: str = "") -> tuple[list[Document], int]:
         else:
             url = ""
         first = text.splitlines()[0].strip()
-        title = f"{name}: {first[:MAX_TITLE]}" + ("…" if len(first) > MAX_TITLE else "")
+        title = f"{name}: {redact_cut(first, MAX_TITLE)}" + ("…" if len(first) > MAX_TITLE else "")
         docs.append(Document(
             SOURCE, f"{chat_id or 'chat'}-{msg_id}", title, url, text,
-            str(message.get("date") or ""), upvotes=_reactions(message),
-            metadata={"chat": name, "chat_type": kind, "author": str(message.get("from") or ""),
+            scalar(message.get("date")), upvotes=_reactions(message),
+            metadata={"chat": name, "chat_type": kind, "author": scalar(message.get("from")),
                       "links": links, "reactions": _reactions(message)}))
     return docs, bad
 
 
 def import_export(conn: sqlite3.Connection, path: Path, *, username: str = "") -> dict:
     """Index every message with text from a Telegram Desktop export file."""
+    reasons: dict[str, int] = {}
     try:
         if path.stat().st_size > MAX_BYTES:
             raise BadQuery(f"{path} is larger than {MAX_BYTES} bytes")
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise BadQuery(f"no such file: {path}",
                        hint="export with Telegram Desktop: chat menu → Export chat history → "
                             "JSON, then pass its result.json") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except OSError as exc:
+        raise BadQuery(f"{path} cannot be read: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8-sig", "replace")
+        reasons["invalid_utf8"] = 1
+    try:
+        data, cut = bounded_json.loads(text)
+    except ValueError as exc:
         raise BadQuery(f"{path} is not a Telegram JSON export: {exc}") from None
+    if cut:
+        reasons["too_deep"] = cut
     found = list(chats(data))
     if not found:
         raise BadQuery(f"{path} holds no chat with messages",
@@ -125,8 +147,10 @@ def import_export(conn: sqlite3.Connection, path: Path, *, username: str = "") -
         docs, bad = documents(chat, username=username if len(found) == 1 else "")
         written += put(conn, docs)
         skipped += bad
-        names.append(str(chat.get("name") or chat.get("id")))
+        names.append(scalar(chat.get("name")) or scalar(chat.get("id")) or "chat")
+    if skipped:
+        reasons["unreadable_message"] = skipped
     return {"source": SOURCE, "file": str(path), "chats": names, "indexed": written,
-            "skipped": skipped,
+            "skipped": skipped, "reasons": reasons,
             "summary": f"{written} messages indexed from {', '.join(names)}"
                        + (f", {skipped} unreadable messages skipped" if skipped else "")}

@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from itertools import islice
 from pathlib import Path
 
+from solograph import bounded_json
+from solograph.bounded_json import scalar
 from solograph.errors import BadQuery, SolographError
 from solograph.sources.chunks import Chunk, chunk_transcript, clock, video_url
 from solograph.sources.store import Document, put_video
@@ -28,6 +30,7 @@ from solograph.sources.topics import load_topics, tag_text
 from solograph.sources.vtt import BadSubtitles, parse_vtt
 
 SOURCE = "youtube"
+MAX_SECONDS = 1e9  # a time past this (31 years) in an info dict is garbage
 _ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
 _WATCH = re.compile(r"(?:v=|youtu\.be/|/shorts/|/live/|/embed/)([A-Za-z0-9_-]{11})")
 
@@ -131,8 +134,8 @@ def choose_subtitles(info: dict, langs: Iterable[str]) -> tuple[str, bool] | Non
     """(language key, automatic?) to fetch: manual subtitles in the order of `langs` first,
     then automatic captions in the video's own language, then in `langs`."""
     langs = list(langs)
-    manual = info.get("subtitles") or {}
-    auto = info.get("automatic_captions") or {}
+    manual = _mapping(info.get("subtitles"))
+    auto = _mapping(info.get("automatic_captions"))
     for lang in langs:
         if manual.get(lang):
             return lang, False
@@ -147,6 +150,7 @@ def choose_subtitles(info: dict, langs: Iterable[str]) -> tuple[str, bool] | Non
 def fetch_subtitles(info: dict, workdir: Path, langs: Iterable[str]) -> dict:
     """Run yt-dlp's own processing on `info` (subtitle selection and writing, no video):
     returns the sanitized info with `requested_subtitles[lang]["filepath"]` set."""
+    _check(info, FetchError)
     chosen = choose_subtitles(info, langs)
     workdir.mkdir(parents=True, exist_ok=True)
     options = _options(writesubtitles=True, writeautomaticsub=True,
@@ -166,36 +170,79 @@ def fetch_subtitles(info: dict, workdir: Path, langs: Iterable[str]) -> dict:
 
 def _subtitle_bytes(info: dict) -> tuple[bytes | None, str]:
     """The chosen subtitle file's bytes and its label ('en', 'en (auto)'), or (None, '')."""
-    chosen = info.get("_solograph_subtitles")
-    requested = info.get("requested_subtitles") or {}
-    if not chosen or chosen["lang"] not in requested:
+    chosen = _mapping(info.get("_solograph_subtitles"))
+    lang = chosen.get("lang")
+    sub = _mapping(_mapping(info.get("requested_subtitles")).get(lang)) \
+        if isinstance(lang, str) else {}
+    if not sub:
         return None, ""
-    sub = requested[chosen["lang"]]
-    label = chosen["lang"].removesuffix("-orig") + (" (auto)" if chosen["auto"] else "")
+    label = lang.removesuffix("-orig") + (" (auto)" if chosen.get("auto") is True else "")
     path = sub.get("filepath")
-    if path and Path(path).is_file():
-        return Path(path).read_bytes(), label
+    if isinstance(path, str) and path and "\0" not in path:
+        try:
+            return Path(path).read_bytes(), label
+        except OSError:  # gone, or a folder: the inline data, if any
+            pass
     if isinstance(sub.get("data"), str):
-        return sub["data"].encode("utf-8"), label
+        return sub["data"].encode("utf-8", "replace"), label
     return None, ""
 
 
 def _date(raw: object) -> str:
-    raw = str(raw or "")
+    raw = scalar(raw)
     return f"{raw[:4]}-{raw[4:6]}-{raw[6:8]}" if re.fullmatch(r"\d{8}", raw) else ""
+
+
+# An info dict comes from yt-dlp, or from a file someone saved: every field is checked for
+# its type before use, and the whole is checked for depth before anything walks it.
+
+
+def _check(info: object, error: type[SolographError]) -> None:
+    if not isinstance(info, dict):
+        raise error("the video's info is not a mapping")
+    try:
+        bounded_json.check(info)
+    except bounded_json.TooDeep as exc:
+        raise error(f"the video's info is {exc}") from None
+
+
+def _mapping(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _number(value: object) -> float:
+    """A finite time in seconds (NaN, infinities and 400-digit ints fail the range test)."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) \
+        and -MAX_SECONDS < value < MAX_SECONDS
+    return value if ok else 0
+
+
+def _chapter_list(raw: object) -> list[dict]:
+    """yt-dlp's chapters, only those with finite times and a text title."""
+    out = []
+    for c in raw if isinstance(raw, list) else ():
+        if not isinstance(c, dict):
+            continue
+        start, end = c.get("start_time"), c.get("end_time")
+        if _number(start) != start or start < 0 or (end is not None and _number(end) != end):
+            continue
+        out.append({"start_time": start, "end_time": end, "title": scalar(c.get("title"))})
+    return out
 
 
 def ingest(conn: sqlite3.Connection, info: dict) -> dict:
     """Index one processed video: its chunks, its row in `videos`, its tags. A video whose
     subtitles are missing or unusable is still indexed by title and description, and the
     report says why it has no transcript."""
-    vid = str(info.get("id") or "")
+    _check(info, BadQuery)
+    vid = scalar(info.get("id"))
     if not _ID.match(vid):
-        raise BadQuery(f"not a YouTube video id: {vid!r}")
-    title = str(info.get("title") or vid)
-    description = str(info.get("description") or "")
+        raise BadQuery(f"not a YouTube video id: {vid[:40]!r}")
+    title = scalar(info.get("title")) or vid
+    description = scalar(info.get("description"))
     date = _date(info.get("upload_date"))
-    channel = str(info.get("channel") or info.get("uploader") or "")
+    channel = scalar(info.get("channel")) or scalar(info.get("uploader"))
+    chapters = _chapter_list(info.get("chapters"))
     problems: list[str] = []
     data, label = _subtitle_bytes(info)
     chunks: list[Chunk] = []
@@ -204,7 +251,7 @@ def ingest(conn: sqlite3.Connection, info: dict) -> dict:
     else:
         try:
             transcript = parse_vtt(data)
-            chunks = chunk_transcript(transcript.cues, info.get("chapters"))
+            chunks = chunk_transcript(transcript.cues, chapters)
             if transcript.skipped:
                 problems.append(f"{len(transcript.skipped)} subtitle cues skipped")
         except BadSubtitles as exc:
@@ -221,9 +268,9 @@ def ingest(conn: sqlite3.Connection, info: dict) -> dict:
     tags = tag_text(title, f"{description} {' '.join(c.text for c in chunks)}",
                     load_topics(conn))
     put_video(conn, {"video": vid, "title": title, "channel": channel, "url": video_url(vid),
-                     "date": date, "duration": info.get("duration") or 0,
+                     "date": date, "duration": _number(info.get("duration")),
                      "description": description, "subtitles": label,
-                     "chapters": len(info.get("chapters") or [])}, docs, tags)
+                     "chapters": len(chapters)}, docs, tags)
     return {"video": vid, "title": title, "chunks": len(docs) - 1, "subtitles": label,
             "tags": list(tags), "problems": problems}
 

@@ -1,20 +1,22 @@
-"""The secrets redaction rules: what each kind of secret looks like, and the checks that tell
-a real value from a placeholder, a variable name or prose. `solograph.text.secrets` runs them.
+"""The secrets redaction rules: what each kind of secret looks like and where its value sits.
+`solograph.text.secrets` runs them; `solograph.text.secret_checks` tells a real value from a
+placeholder, a variable name or prose.
 
 Rules are written for speed (see `solograph.text.secrets`): each alternative begins with a
-literal and names the keywords that must occur for it to match.
+literal where the secret has one, and names the keywords that must occur for it to match.
+The formats follow the public gitleaks and detect-secrets catalogues.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-# Bump whenever a rule changes: indexes store it and re-clean old rows on open.
-RULES_VERSION = 1
+from solograph.text import secret_checks as checks
+from solograph.text.secret_checks import Check, is_placeholder
+from solograph.text.secrets_version import RULES_VERSION
 
-Check = Callable[[str, re.Match[bytes], int, int], bool]
+__all__ = ["RULES", "RULES_VERSION", "Rule", "is_placeholder"]
 
 
 @dataclass(frozen=True)
@@ -25,9 +27,9 @@ class Rule:
     as `parts`: one bytes regex per alternative, each with the keywords (lowercase) that must
     occur for it to match; `lowercase` parts are written in lowercase and run on the lowercased
     text. `groups` name the groups that may hold the secret (the first that took part wins; 0 is
-    the whole match). Text right before a match must match `before` when set, and a whole-match
-    secret then starts there. `check(text, match, start, end)` may still reject a value;
-    placeholders are rejected for every rule.
+    the whole match). The `before_chars` characters right before a match must match `before`
+    when set, and a whole-match secret then starts there. `check(text, match, start, end)` may
+    still reject a value; placeholders are rejected for every rule.
     """
 
     name: str
@@ -37,6 +39,7 @@ class Rule:
     groups: tuple[int | str, ...] = (0,)
     check: Check | None = None
     before: re.Pattern[bytes] | None = None
+    before_chars: int = 16
     parts: tuple[tuple[frozenset[str], re.Pattern[bytes]], ...] = field(
         default=(), repr=False, compare=False)
 
@@ -46,7 +49,7 @@ Head = tuple[tuple[str, ...], str]
 
 def _rule(name: str, heads: tuple[Head, ...], tail: str = "", *, lowercase: bool = False,
           groups: tuple[int | str, ...] = (0,), check: Check | None = None,
-          before: str | None = None) -> Rule:
+          before: str | None = None, before_chars: int = 16) -> Rule:
     """heads: (keywords, regex) alternatives, each regex led by a literal; tail follows all."""
     whole = "(?P<kw>" + "|".join(head for _, head in heads) + ")" + tail
     flags = re.ASCII | (re.IGNORECASE if lowercase else 0)
@@ -58,141 +61,19 @@ def _rule(name: str, heads: tuple[Head, ...], tail: str = "", *, lowercase: bool
         groups=groups,
         check=check,
         before=re.compile(before.encode()) if before else None,
-        parts=tuple((frozenset(k.lower() for k in keywords),
-                     re.compile(("(?P<kw>" + head + ")" + tail).encode()))
-                    for keywords, head in heads),
+        before_chars=before_chars,
+        parts=_parts(heads, tail),
     )
 
 
-# --- value checks ----------------------------------------------------------------------------
-
-_PLACEHOLDER = re.compile(
-    r"your|example|placeholder|dummy|changeme|change[_-]me|redacted|fake|x{4,}"
-    r"|(?:^|[_.-])xxx(?:$|[_.-])|\.\.\.|\*\*\*|[•…]|[_-]here$|<[^>\s]*>|^\[+[A-Za-z_ -]*\]+$"
-    # Variables and templates: $VAR ${VAR} $(cmd) %VAR% %(name)s {name} {{ x }} `Bearer $TOKEN`
-    r"|^\$[A-Za-z_{(]|^%[A-Za-z_(%]|^\{|\$\{|\{\{|(?:^|\s)\$[A-Za-z_]\w*$",
-    re.IGNORECASE,
-)
-_PLACEHOLDER_WORDS = frozenset({
-    "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off", "xxx",
-    "todo", "tbd", "fixme", "secret", "password", "passwd", "pass", "pwd", "token", "key",
-    "apikey", "api_key", "api-key", "value", "string", "str", "empty", "test",
-})
-
-
-def is_placeholder(value: str) -> bool:
-    if value.lower() in _PLACEHOLDER_WORDS:
-        return True
-    if not any(c.isalnum() and c not in "xX" for c in value):  # `***`, `xxx`, `}],`
-        return True
-    return _PLACEHOLDER.search(value) is not None
-
-
-def _classes(value: str) -> int:
-    """How many of lowercase, uppercase and digits occur in value."""
-    return (value.upper() != value) + (value.lower() != value) + any(c.isdigit() for c in value)
-
-
-_HEX = re.compile(r"[0-9a-f]{32,}")
-
-
-def _random3(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
-    """Real keys are random: upper, lower and digits all occur (or it is long lowercase hex)."""
-    value = text[start:end]
-    return _classes(value) == 3 or _HEX.fullmatch(value.rsplit("-", 1)[-1]) is not None
-
-
-def _random2(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
-    return _classes(text[start:end]) >= 2
-
-
-_B64_RUN = re.compile(r"[A-Za-z0-9+/]{20,}")
-
-
-def _key_body(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
-    """A block whose body is `...` is documentation; a cut-off block still leaks its start."""
-    if m.start("body") < 0:
-        return m.end("tail") - m.start("tail") >= 40
-    return _B64_RUN.search(text, m.start("body"), m.end("body")) is not None
-
-
-_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
-_SECRET_WORDS = frozenset({"token", "secret", "password", "passwd", "pass", "pwd", "key",
-                           "apikey", "passphrase", "credential", "credentials"})
-_NAMEISH = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
-
-
-def _names_a_secret(value: str) -> bool:
-    """`next_token`, `DATABASE_PASSWORD`, `role-secret-key`, `myJwtSecret`: a variable, a
-    setting or a label that names a secret, not the secret itself."""
-    if " " in value:
-        words = value.split()
-        return any(w in _SECRET_WORDS for word in words for w in _WORDS.findall(word.lower()))
-    return _NAMEISH.fullmatch(value) is not None and any(
-        word.lower() in _SECRET_WORDS for word in _WORDS.findall(value))
-
-
-# `next_token`, `page_token`, `eos_token`: pagination cursors, idempotency keys and tokenizer
-# vocabulary, not credentials.
-_NOT_CREDENTIAL_TOKENS = frozenset({
-    "next", "prev", "previous", "page", "continuation", "pagination", "cursor", "sync", "resume",
-    "lock", "change", "request", "idempotency", "input", "output", "start", "end", "stop",
-    "first", "last", "max", "min", "num", "special", "eos", "bos", "pad", "unk", "sep", "cls",
-    "mask",
-})
-_NAME_TAIL = re.compile(r"[A-Za-z0-9_.$@-]*\Z")
-_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
-_WORD = re.compile(r"[A-Za-z_]+")
-_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
-_COLOR = re.compile(r"#[0-9A-Fa-f]{3,8}")
-
-
-def _assignment(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
-    """Tell a literal secret from a label, a variable, a type or a small number."""
-    value = text[start:end]
-    keyword = text[m.start("kw"):m.end("kw")].lower()
-    name_start = _NAME_TAIL.search(text, max(0, m.start("kw") - 64), m.start("kw")).start()
-    name = text[name_start:m.end("kw")].lstrip("-$@.")
-    if len(value) < 3 or value.lower() in (name.lower(), keyword) or _names_a_secret(value):
-        return False  # token=token, "password": "Password", "input_token": "next_token"
-    words = _WORDS.findall(name)
-    if keyword == "token" and len(words) > 1 and words[-2].lower() in _NOT_CREDENTIAL_TOKENS:
-        return False
-    before = text[name_start - 1:name_start]
-    if before == ":" or value.startswith("arn:") or _DOTTED.fullmatch(value):
-        return False  # arn:aws:secretsmanager:...:secret:name, settings.token
-    if _NUMBER.fullmatch(value) and len(value) < (4 if "pass" in keyword or "pwd" in keyword
-                                                  else 7):
-        return False  # max_token = 512, token = -1, HAVE_PASSWD: 1 (a PIN still goes)
-    if _COLOR.fullmatch(value):
-        return False  # Token: "#d8dee9" in a syntax theme
-    if m.start("bare") < 0:
-        # A quoted literal is a secret unless it is a piece of a longer string
-        # (`"Token: " + tok + "!"`).
-        return value == value.strip()
-    after = text[end:end + 3].lstrip(" ")[:1]
-    if after in ("(", "[") or value[0] == "!":
-        return False  # env::var("TOKEN"), getenv("X"), YAML's !vault
-    if m.group("sep") == b":" and (after == "|" or (before == "{" and after == "}")):
-        return False  # private_key: Ed25519PrivateKey | None, f"{token:02x}"
-    if not _WORD.fullmatch(value):  # digits or symbols: a literal
-        return True
-    # A bare word is a literal in env files and URLs; elsewhere a variable, a type or prose.
-    sep = text[m.start("sep"):m.end("sep")]
-    # Judged on the keyword as written, which redacting text before it cannot change.
-    written = text[m.start("kw"):m.end("kw")]
-    env_style = written.isupper() and (
-        sep == "=" or (sep == ":" and "_" in text[max(0, m.start("kw") - 1):m.end("kw")]))
-    tight = sep == "=" and m.end("kw") == m.start("sep") and m.end("sep") == start
-    return env_style or (tight and text[end:end + 1] in ("", "\n", "\r", "&"))
-
-
-def _connection(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
-    return not _names_a_secret(text[start:end])  # user:password@, SAS_NAME:SAS_KEY@
-
-
-def _cli(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
-    return _random2(text, m, start, end) and not _names_a_secret(text[start:end])
+def _parts(heads: tuple[Head, ...], tail: str) -> tuple[tuple[frozenset[str], re.Pattern[bytes]],
+                                                         ...]:
+    """One regex per set of keywords: heads woken by the same keywords are one scan."""
+    by_keywords: dict[frozenset[str], list[str]] = {}
+    for keywords, head in heads:
+        by_keywords.setdefault(frozenset(k.lower() for k in keywords), []).append(head)
+    return tuple((keywords, re.compile(("(?P<kw>" + "|".join(alike) + ")" + tail).encode()))
+                 for keywords, alike in by_keywords.items())
 
 
 # --- rules -----------------------------------------------------------------------------------
@@ -201,8 +82,15 @@ def _cli(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
 # before a token without costing re its fast literal scan, which a leading lookbehind would.
 _END = r"(?![A-Za-z0-9_-])"
 
+
+def _prefixed(prefix: str, body: str, keyword: str | None = None) -> Head:
+    """A token that starts with a literal prefix and is not the tail of a longer word."""
+    literal = re.escape(prefix)
+    return ((keyword or prefix.lower(),), f"{literal}(?<![\\w-]{literal}){body}")
+
+
 _KEY_OWNERS = ("api", "access", "private", "signing", "encryption", "master", "auth", "client",
-               "app")
+               "app", "account")
 _ASSIGN_HEADS: tuple[Head, ...] = (
     (("token",), "token"),
     (("secret",), r"secret(?:[_-]?key)?"),
@@ -222,45 +110,100 @@ _ASSIGN_TAIL = (
     r"(?:\\*\"(?P<dq>[^\"\\\n]*)\\*\"|\\*'(?P<sq>[^'\\\n]*)\\*'"
     r"|(?P<bare>[^\s\"'`,;&\\()\[\]{}<>|]+(?:&(?>[^\s\"'`,;&\\()\[\]{}<>|=]+)(?!=))*))"
 )
+# A command-line value glued to its flag or after it: -pSECRET, -p 'SECRET', -p"SECRET".
+_FLAG_VALUE = r"(?:'(?P<sq>[^'\n]*)'|\"(?P<dq>[^\"\n]*)\"|(?P<bare>[^\s'\"`;|&]+))"
+_QUOTED = ("sq", "dq", "bare")
+# Registry and platform tokens whose prefix says what they are.
+_PROVIDER_HEADS: tuple[Head, ...] = (
+    _prefixed("glpat-", r"[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{2}\.?[0-9a-z]{7,9})?"),
+    *(_prefixed(p, r"[A-Za-z0-9_-]{20,}") for p in (
+        "glptt-", "glrt-", "gldt-", "glcbt-", "gloas-", "glagent-", "glimt-")),
+    _prefixed("shpat_", "[a-fA-F0-9]{32}"), _prefixed("shpss_", "[a-fA-F0-9]{32}"),
+    _prefixed("shpca_", "[a-fA-F0-9]{32}"), _prefixed("shppa_", "[a-fA-F0-9]{32}"),
+    _prefixed("hvs.", "[A-Za-z0-9_-]{90,}"), _prefixed("hvb.", "[A-Za-z0-9_-]{90,}"),
+    _prefixed("lin_api_", "[A-Za-z0-9]{40}"),
+    _prefixed("PMAK-", "[a-f0-9]{24}-[a-f0-9]{34}"),
+    _prefixed("gsk_", "[A-Za-z0-9]{52}"),
+    _prefixed("pplx-", "[A-Za-z0-9]{48}"),
+    _prefixed("xai-", "[A-Za-z0-9]{80}"),
+    _prefixed("r8_", "[A-Za-z0-9]{37}"),
+    *(_prefixed(f"dp.{kind}.", "[A-Za-z0-9]{40,44}") for kind in ("pt", "st", "sa", "ct")),
+    _prefixed("AGE-SECRET-KEY-1", "[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    _prefixed("sbp_", "[a-f0-9]{40}"),
+    _prefixed("glsa_", "[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
+    _prefixed("glc_", "[A-Za-z0-9+/]{32,400}={0,2}"),
+    _prefixed("dapi", "[a-f0-9]{32}(?:-[0-9])?"),
+    _prefixed("sntrys_", "[A-Za-z0-9+/=_]{40,}"), _prefixed("sntryu_", "[a-f0-9]{64}"),
+    _prefixed("NRAK-", "[A-Z0-9]{27}"),
+    _prefixed("HRKU-AA", "[0-9A-Za-z_-]{58}"),
+    _prefixed("pscale_", "(?:tkn|pw|oauth)_[A-Za-z0-9_.=-]{32,64}"),
+    _prefixed("fo1_", "[A-Za-z0-9_-]{43}"),
+    _prefixed("ntn_", "[0-9]{11}[A-Za-z0-9]{35}"),
+    *(_prefixed(p, "[a-f0-9]{64}", "_v1_") for p in ("dop_v1_", "doo_v1_", "dor_v1_")),
+    _prefixed("SG.", r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),  # SendGrid
+)
+# A Discord bot token: the base64 of a 17-19 digit id (a shape of its own), a timestamp and an
+# HMAC, joined by dots. It has no literal, so it is found from its middle (`.XXXXXX.`, then a
+# look back at 23 token characters) near the words people write around one, and its id is
+# checked by `before`.
+_DISCORD_ID = (r"(?<![A-Za-z0-9_-])(?:[MNO][DTjz][AEIMQUYcgk][wxyz0-5]){5,6}"
+               r"(?:[MNO][DTjz][AEIMQUYcgk]|[MNO][AQgw])?\Z")
+_DISCORD = (r"\.[A-Za-z0-9_-]{6}\.(?<=[A-Za-z0-9_-]{23}\.[A-Za-z0-9_-]{6}\.)"
+            r"[A-Za-z0-9_-]{27,38}")
 
 RULES: tuple[Rule, ...] = (
+    # A block cut off before its END (by `head`, by a limit) still leaks what it holds, armor
+    # headers (`Version: GnuPG v2`, `Proc-Type:`) and all.
     _rule(
         "private_key",
         ((("private key",), r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),),
         r"(?:(?P<body>(?:[^-]|-(?!----)){0,200000})-----END [A-Z0-9 ]{0,40}PRIVATE KEY"
-        r"(?: BLOCK)?-----|(?P<tail>(?:(?:\s|\\[rn])+[A-Za-z0-9+/=]{16,})*))",
-        check=_key_body,
+        r"(?: BLOCK)?-----|(?:(?:\s|\\[rn])+[A-Z][A-Za-z-]{1,30}:[ \t][^\n\\]{0,200})*"
+        r"(?P<tail>(?:(?:\s|\\[rn])+[A-Za-z0-9+/=]{16,})*))",
+        check=checks.key_body,
     ),
     _rule("anthropic_api_key", ((("sk-ant-",), r"sk-ant-(?<![\w-]sk-ant-)"),),
-          r"[A-Za-z0-9_-]{20,}" + _END, check=_random3),
+          r"[A-Za-z0-9_-]{20,}" + _END, check=checks.random3),
     _rule("openai_api_key",
           ((("sk-",), r"sk-(?<![\w-]sk-)(?!ant-)(?:proj-|svcacct-|admin-|None-)?"),),
-          r"[A-Za-z0-9_-]{20,}" + _END, check=_random3),
+          r"[A-Za-z0-9_-]{20,}" + _END, check=checks.random3),
     _rule("github_token",
           ((("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
             r"gh[pousr]_(?<![\w-]gh[pousr]_)[A-Za-z0-9]{36,255}"),
            (("github_pat_",), r"github_pat_(?<![\w-]github_pat_)[A-Za-z0-9_]{30,255}")),
           _END),
-    _rule("gitlab_token", ((("glpat-",), r"glpat-(?<![\w-]glpat-)"),),
-          r"[A-Za-z0-9_-]{20,}" + _END, check=_random2),
     _rule("npm_token", ((("npm_",), r"npm_(?<![\w-]npm_)"),), r"[A-Za-z0-9]{36}" + _END,
-          check=_random3),
+          check=checks.random3),
     _rule("pypi_token", ((("pypi-AgE",), r"pypi-AgE(?<![\w-]pypi-AgE)"),),
           r"[A-Za-z0-9_-]{50,}" + _END),
+    _rule("provider_token", _PROVIDER_HEADS, _END, check=checks.random2),
+    # A Twilio API key sid is written beside the word `key`; looking for `sk` alone would
+    # wake every rule that looks for `key` at each `ask` and `task`.
+    _rule("twilio_api_key", ((("key",), r"SK(?<![\w-]SK)[0-9a-fA-F]{32}"),), _END,
+          check=checks.random2),
+    # Temporary key ids (ASIA) come with their secret and session token, whose names hold
+    # `key` or `token`; looking for `asia` itself would stop the prefilter at every `a`.
     _rule("aws_access_key_id",
-          ((("AKIA",), r"AKIA(?<![A-Za-z0-9]AKIA)"), (("ASIA",), r"ASIA(?<![A-Za-z0-9]ASIA)")),
+          ((("AKIA",), r"AKIA(?<![A-Za-z0-9]AKIA)"),
+           (("key", "token", "credential"), r"ASIA(?<![A-Za-z0-9]ASIA)")),
           r"[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    # `aws configure set aws_secret_access_key VALUE` has no separator but a space.
     _rule(
         "aws_secret_access_key",
         ((("secret",), r"aws_?secret_?(?:access_?)?key"),),
-        r"(?:\\*[\"'])?[ \t]*(?::=|=>|=|:)[ \t]*(?:\\*[\"'])?"
+        r"(?:\\*[\"'])?(?:[ \t]*(?::=|=>|=|:)[ \t]*|[ \t]+)(?:\\*[\"'])?"
         r"(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])",
-        lowercase=True, groups=("v",), check=_random2,
+        lowercase=True, groups=("v",), check=checks.random2,
     ),
-    _rule("google_api_key", ((("AIza",), r"AIza(?<![\w-]AIza)"),), r"[0-9A-Za-z_-]{35}" + _END),
+    _rule("google_api_key", ((("AIza",), r"AIza(?<![\w-]AIza)[0-9A-Za-z_-]{35}"),
+                             _prefixed("ya29.", "[0-9A-Za-z_-]{30,}"),  # OAuth access token
+                             _prefixed("GOCSPX-", "[0-9A-Za-z_-]{24,}")),  # OAuth client secret
+          _END, check=checks.random2),
     _rule("slack_token",
-          ((("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"), r"xox[abprs]-(?<![\w-]xox[abprs]-)"),),
-          r"[0-9]+-[0-9A-Za-z-]{10,}" + _END),
+          ((("xoxa-", "xoxb-", "xoxe-", "xoxp-", "xoxr-", "xoxs-"),
+            r"xox[abeprs]-(?<![\w-]xox[abeprs]-)[0-9]+-[0-9A-Za-z-]{10,}"),
+           _prefixed("xapp-", "[0-9]-[A-Za-z0-9]+-[0-9]+-[A-Za-z0-9]{20,}")),
+          _END),
     _rule("slack_webhook",
           ((("hooks.slack.com",), r"hooks\.slack\.com/(?:services|workflows|triggers)/"),),
           r"(?P<v>[A-Za-z0-9/_-]{20,})", groups=("v",)),
@@ -270,38 +213,87 @@ RULES: tuple[Rule, ...] = (
            (("rk_live_", "rk_test_"),
             r"rk_(?:live|test)_(?<![\w-]rk_live_)(?<![\w-]rk_test_)[0-9A-Za-z]{16,}"),
            (("whsec_",), r"whsec_(?<![\w-]whsec_)[0-9A-Za-z]{24,}")),
-          _END, check=_random2),
+          _END, check=checks.random2),
     _rule("huggingface_token", ((("hf_",), r"hf_(?<![\w-]hf_)"),), r"[A-Za-z0-9]{30,}" + _END,
-          check=_random2),
+          check=checks.random2),
     # A numeric bot id, a colon and 35 characters, which in practice start with AA; in API URLs
     # the token follows `/bot`.
     _rule("telegram_bot_token", (((":AA",), r":AA(?<=[0-9]:AA)"),), r"[A-Za-z0-9_-]{33}" + _END,
           before=r"(?:(?<![\w:])|(?<=bot))[0-9]{8,10}\Z"),
+    _rule("discord_bot_token", ((("token", "discord", "bot.", "client"), _DISCORD),),
+          _END, check=checks.random2, before=_DISCORD_ID, before_chars=28),
+    # Azure AD client secrets: three characters, a digit, `Q~`, then 31 to 34 more.
+    _rule("azure_client_secret", ((("q~",), r"Q~(?<=[0-9]Q~)[A-Za-z0-9_~.-]{31,34}"),),
+          r"(?![A-Za-z0-9_~.-])", check=checks.random2,
+          before=r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]\Z"),
+    # A SAS URL's signature (Azure storage, Service Bus): in a URL that names its version
+    # (`sv=`) or an Azure host, or a SharedAccessSignature token. Other `sig=` parameters
+    # (Google Books links) sign nothing secret.
+    _rule("sas_signature", ((("sig=",), r"sig=(?<=[?&]sig=)"),),
+          r"(?P<v>[A-Za-z0-9%+/=]{16,})", groups=("v",), check=checks.random2,
+          before=r"(?:[?&]sv=[0-9]{4}-[0-9]{2}-[0-9]{2}|\.windows\.net/"
+                 r"|SharedAccessSignature[ \t]+sr=)[^\s\"'<>]*\Z", before_chars=1000),
     _rule("jwt", ((("eyJ",), r"eyJ(?<![\w-]eyJ)"),),
           r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*" + _END),
     # The password may hold `?` (so may any non-ASCII character, which the bytes show as `?`).
     _rule("connection_string_password", ((("://",), "://"),),
           r"[^\s:@/?#\"'`\\<>]*:(?P<pw>[^\s/#\"'`\\<>]+)@(?=[A-Za-z0-9\[_-])",
-          groups=("pw",), check=_connection),
+          groups=("pw",), check=checks.not_a_name),
+    # ~/.pgpass: host:port:database:user:password, one a line.
+    _rule("pgpass_password",
+          ((tuple(f":{port}:" for port in (*range(5432, 5440), 6432, 25060, 26257, "*")),
+            r":(?:[0-9]{2,5}|\*):"),),
+          r"[^\s:]{1,63}:[^\s:]{1,63}:(?P<v>[^\s:'\"]+)(?=$|[\s'\"])", groups=("v",),
+          check=checks.password_value,
+          before=r"(?<![^\s'\"])[A-Za-z0-9_.*\[\]-]{1,253}\Z", before_chars=254),
+    # ~/.netrc: `machine HOST login USER password PASSWORD`, on one line or several.
+    _rule("netrc_password",
+          ((("pass",), r"machine[ \t]+(?:localhost|[^\s.:]+[.:][^\s]*)"),
+           (("pass",), r"default(?=\s+(?:login|account)\s)")),
+          r"(?:\s+(?:login|account|port|protocol)[ \t]+[^\s]+)*\s+password[ \t]+(?P<v>[^\s]+)",
+          lowercase=True, groups=("v",), check=checks.password_value),
+    # .npmrc: `//registry/:_authToken=...`, `:_auth=` (base64 user:password), `:_password=`.
+    _rule("npmrc_auth", (((":_auth", ":_password"), r":_(?:authtoken|auth|password)"),),
+          r"[ \t]*=[ \t]*[\"']?(?P<v>[^\s\"'#]+)", lowercase=True, groups=("v",),
+          check=checks.password_value),
+    # ~/.docker/config.json: `"auth": "<base64 of user:password>"`.
+    _rule("docker_auth", ((('auth":',), r'auth"(?<="auth")'),
+                          (('auth\\":',), r'auth\\"(?<=\\"auth\\")')),
+          r'[ \t]*:[ \t]*\\*"(?P<v>[A-Za-z0-9+/]{8,}={0,2})\\*"', groups=("v",),
+          check=checks.basic_credentials),
+    # A kubeconfig user's key, base64 of a PEM block.
+    _rule("kubeconfig_key", ((("client-key-data",), "client-key-data"),),
+          r"(?:\\*\")?[ \t]*:[ \t]*(?:\\*[\"'])?(?P<v>[A-Za-z0-9+/]{20,}={0,2})", groups=("v",)),
     _rule(
         "authorization_header",
         ((("authorization",), "authorization"),),
         r"(?:\\*[\"'])?[ \t]*[:=][ \t]*(?:\\*[\"'])?(?:basic|token|bot|apikey)"
         r"[ \t]+(?P<v>[a-z0-9._~+/=-]{8,})",
-        lowercase=True, groups=("v",), check=_random2,
+        lowercase=True, groups=("v",), check=checks.random2,
     ),
+    # `Basic <base64 of user:password>` wherever it is written.
+    _rule("basic_credentials", ((("basic",), "basic"),), r"[ \t]+(?P<v>[a-z0-9+/]{8,}={0,2})",
+          lowercase=True, groups=("v",), check=checks.basic_credentials),
     _rule("bearer_token", ((("bearer",), "bearer"),), r"[ \t]+(?P<v>[a-z0-9._~+/-]{16,}=*)",
-          lowercase=True, groups=("v",), check=_random2),
+          lowercase=True, groups=("v",), check=checks.random2),
+    # `mysql -pSECRET` (the value glued to -p; `-p dbname` prompts), `sshpass -p SECRET`,
+    # `docker login -p SECRET`. Case matters: `-P` is a port.
+    _rule("command_password",
+          ((("mysql", "mariadb"), r"(?:mysql|mariadb)[a-z]*\b[^\n|;&]{0,200}?[ \t]-p(?=\S)"),
+           (("sshpass",), r"sshpass(?:[ \t]+-[a-oq-zA-Z][^\s]*)*[ \t]+-p[ \t]*"),
+           (("docker",), r"(?:docker|podman)[ \t]+login\b[^\n|;&]{0,200}?[ \t]-p[ \t]+")),
+          _FLAG_VALUE, groups=_QUOTED, check=checks.password_value),
     # `curl -u user:pw`, `--password pw`; `--password=pw` is an assignment.
     _rule(
         "cli_password",
         ((("curl", "wget"), r"(?:curl|wget)\b[^\n|;&]{0,200}?[ \t](?:-u|--user|--http-user)[ \t=]*"
           r"[\"']?[^\s:\"']+:"),
          (("pass", "token", "secret", "key"),
-          r"--(?:pass(?:word|wd)?|token|secret|api-key|client-secret)[ \t]+[\"']?")),
+          r"--(?:pass(?:word|wd)?|token|secret|api-key|client-secret|account-key|sas-token)"
+          r"[ \t]+[\"']?")),
         r"(?P<v>[^\s\"'`-][^\s\"'`]*)",
-        lowercase=True, groups=("v",), check=_cli,
+        lowercase=True, groups=("v",), check=checks.cli_value,
     ),
     _rule("secret_assignment", _ASSIGN_HEADS, _ASSIGN_TAIL, lowercase=True,
-          groups=("dq", "sq", "bare"), check=_assignment),
+          groups=("dq", "sq", "bare"), check=checks.assignment),
 )

@@ -8,6 +8,7 @@ import re
 
 from solograph.portfolio.manifests.model import DEV_GROUPS, Package, normalize_name
 from solograph.portfolio.manifests.tolerant import get_typed, source_spec, type_name
+from solograph.text.secrets import redact_cut
 
 _PEP508_NAME = re.compile(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^\]]*\])?\s*")
 _CLAUSE = r"(?:~=|===|==|!=|<=|>=|<|>)[^,;\s]+"
@@ -41,7 +42,7 @@ def _add_pep508(out: list[Package], reqs: list, dev: bool, where: str,
             continue
         parsed = _pep508(req)
         if parsed is None:
-            problems.append(f"{where}: cannot parse requirement {req[:80]!r}")
+            problems.append(f"{where}: cannot parse requirement {redact_cut(req, 80)!r}")
         else:
             out.append(Package("pip", parsed[0], parsed[1], dev))
 
@@ -160,5 +161,5 @@ def parse_requirements(text: str, dev: bool, problems: list[str]) -> list[Packag
             out.append(Package("pip", parsed[0], parsed[1], dev))
         elif not (editable or "://" in line or "/" in line or "\\" in line
                   or line.startswith(".") or line.lower().endswith(_ARCHIVES)):
-            problems.append(f"line {lineno}: cannot parse requirement {line[:80]!r}")
+            problems.append(f"line {lineno}: cannot parse requirement {redact_cut(line, 80)!r}")
     return out

@@ -1,19 +1,25 @@
 """`solograph sources ...`: the command line of the sources index.
 
 Reads (`search`, `list`, `tags`, `related`) print, with `--json`, exactly what
-`reads.source_search` returns; writes run the core's jobs in-process. `crawl` needs Scrapy, which
-lives in the services: the `solograph` console script runs it (one subprocess per crawl).
+`reads.source_search` returns; writes run the index's jobs in-process; `crawl` runs a Scrapy
+spider in a child process, as the worker does.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from solograph import jobs, reads
-from solograph.config import Settings
-from solograph.errors import BadQuery, ConfigError
+from solograph import reads
+from solograph.errors import BadQuery
 from solograph.sources import CRAWLS
+from solograph_services.cli.output import Formatter, emit
+
+if TYPE_CHECKING:
+    from solograph.config import Settings
+
+COMMANDS = {"sources": "talks, launches, revenue pages, Telegram: search and fill the index"}
 
 EPILOG = """examples:
   solograph sources search "pricing tiers" -s youtube -n 5
@@ -34,12 +40,12 @@ def _json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the answer object as JSON")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction, name: str) -> None:
     p = sub.add_parser(
-        "sources", help="talks, launches, revenue pages, Telegram: search and fill the index",
+        "sources", help=COMMANDS[name],
         description="The sources index: YouTube transcripts, ProductHunt and TrustMRR pages, "
                     "Telegram exports, searchable together.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG, formatter_class=Formatter)
     actions = p.add_subparsers(dest="sources_command", metavar="ACTION", required=True)
 
     q = actions.add_parser("search", help="find documents; each video once, at its best chunk")
@@ -93,29 +99,28 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
             limit=getattr(args, "limit", 10))
         render = {"search": _render_results, "related": _render_related, "list": _render_list,
                   "tags": _render_tags}[action]
-    elif action == "delete":
-        answer, render = jobs.delete_source(settings, args.key), _render_deleted
-    elif action == "index-youtube":
+        return emit(args, answer, render)
+    from solograph.sources import sync
+
+    if action == "delete":
+        return emit(args, sync.delete_source(settings, args.key), _render_deleted)
+    if action == "index-youtube":
         if not args.urls and not args.channel:
             raise BadQuery("give video URLs or a channel",
                            hint="solograph sources index-youtube -c GregIsenberg -n 10")
-        answer = jobs.index_youtube(settings, args.urls, channel=args.channel, limit=args.limit,
+        answer = sync.index_youtube(settings, args.urls, channel=args.channel, limit=args.limit,
                                     force=args.force)
-        render = _render_report
-    elif action == "import-telegram":
-        answer = jobs.import_telegram(settings, args.path, username=args.username)
-        render = _render_report
-    elif action == "topic":
-        answer = jobs.add_topic(settings, args.tag, args.keywords)
-        render = _render_topic
-    else:  # crawl: Scrapy lives in the services
-        raise ConfigError("crawls run through the `solograph` console script",
-                          hint=f"solograph sources crawl {args.spider}")
-    if args.json:
-        print(reads.to_json(answer))
-    else:
-        render(answer)
-    return 0
+        return emit(args, answer, _render_report)
+    if action == "import-telegram":
+        answer = sync.import_telegram(settings, args.path, username=args.username)
+        return emit(args, answer, _render_report)
+    if action == "topic":
+        return emit(args, sync.add_topic(settings, args.tag, args.keywords), _render_topic)
+    from solograph_services.common.crawls import run_crawl
+
+    report = run_crawl(settings, args.spider, start_url=args.start_url,
+                       max_pages=args.max_pages, delay=args.delay)
+    return emit(args, report, _render_report)
 
 
 def _render_results(a: dict) -> None:

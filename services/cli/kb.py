@@ -1,32 +1,41 @@
-"""The knowledge-base commands of `solograph`: kb, kb get, kb-graph, kb-aliases, kb-hint,
-index-kb, hook and memgate. `cli.py` adds them to its parser; every read takes --json and
-prints exactly what the MCP tool and the HTTP API return."""
+"""The knowledge base's commands: kb (search, `kb get`), kb-graph, kb-aliases, kb-hint,
+index-kb, hook and memgate. Every read takes --json and prints exactly what the MCP tool and the
+HTTP API return."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from solograph import jobs, reads
-from solograph.cli_common import emit
-from solograph.config import Settings
+from solograph import reads
 from solograph.errors import BadQuery, ConfigError
+from solograph_services.cli.output import add_json as _json
+from solograph_services.cli.output import emit, summary
+from solograph_services.cli.output import parser as _parser
+
+if TYPE_CHECKING:
+    from solograph.config import Settings
+
+COMMANDS = {
+    "kb": "search the knowledge base, or read one page (`kb get PATH`)",
+    "kb-graph": "the wiki's link graph: hubs, connectors, orphans, broken links, pages missing "
+                "from index.md",
+    "kb-aliases": "the alias table (wiki/_aliases.yaml), or groups to add",
+    "kb-hint": "the prompt hook's pointer to a wiki page, or nothing",
+    "index-kb": "read the KB into its index (searches sync by themselves)",
+    "hook": "Claude Code's SessionStart and UserPromptSubmit hook (JSON on stdin; silent with "
+            "exit 0 on any failure)",
+    "memgate": "the memory nudge's gate: `memgate train LABELLED.jsonl`",
+}
 
 
-def _json(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print the answer object as JSON")
+def add(sub: argparse._SubParsersAction, name: str) -> None:
+    ADD[name](sub, COMMANDS[name])
 
 
-def _parser(sub: argparse._SubParsersAction, name: str, help_: str, epilog: str,
-            ) -> argparse.ArgumentParser:
-    return sub.add_parser(name, help=help_, description=help_[0].upper() + help_[1:] + ".",
-                          epilog="examples:\n" + epilog,
-                          formatter_class=argparse.RawDescriptionHelpFormatter)
-
-
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    p = _parser(sub, "kb", "search the knowledge base, or read one page (`kb get PATH`)",
+def _add_kb(sub: argparse._SubParsersAction, help_: str) -> None:
+    p = _parser(sub, "kb", help_,
                 '  solograph kb "privacy architecture"\n'
                 '  solograph kb "песочница для агента" --pages --expand\n'
                 '  solograph kb "webhook" --path projects/acme\n'
@@ -39,8 +48,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-n", "--limit", type=int, default=10, help="how many (default 10)")
     _json(p)
 
-    p = _parser(sub, "kb-graph", "the wiki's link graph: hubs, connectors, orphans, broken "
-                "links, pages missing from index.md",
+
+def _add_graph(sub: argparse._SubParsersAction, help_: str) -> None:
+    p = _parser(sub, "kb-graph", help_,
                 "  solograph kb-graph\n  solograph kb-graph --check        # a pre-commit gate\n"
                 "  solograph kb-graph --page agent-sandboxing\n"
                 "  solograph kb-graph --path notes/ --json")
@@ -50,7 +60,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="print only the problems; exit 1 when there are any")
     _json(p)
 
-    p = _parser(sub, "kb-aliases", "the alias table (wiki/_aliases.yaml), or groups to add",
+
+def _add_aliases(sub: argparse._SubParsersAction, help_: str) -> None:
+    p = _parser(sub, "kb-aliases", help_,
                 "  solograph kb-aliases\n  solograph kb-aliases --suggest\n"
                 "  solograph kb-aliases --suggest --json")
     p.add_argument("--suggest", action="store_true",
@@ -58,7 +70,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "translated catalog lines) that the table lacks")
     _json(p)
 
-    p = _parser(sub, "kb-hint", "the prompt hook's pointer to a wiki page, or nothing",
+
+def _add_hint(sub: argparse._SubParsersAction, help_: str) -> None:
+    p = _parser(sub, "kb-hint", help_,
                 '  solograph kb-hint "how do we sandbox agents on macOS" --session 7233bf08\n'
                 "  solograph kb-hint --hook --kb-path ~/notes   # hook JSON on stdin")
     p.add_argument("prompt", nargs="?", help="the prompt (without --hook)")
@@ -68,19 +82,24 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kb-path", help="the KB folder (default KB_PATH, else this folder)")
     _json(p)
 
-    p = _parser(sub, "index-kb", "read the KB into its index (searches sync by themselves)",
+
+def _add_index(sub: argparse._SubParsersAction, help_: str) -> None:
+    p = _parser(sub, "index-kb", help_,
                 "  solograph index-kb\n  KB_PATH=~/notes solograph index-kb --json")
     _json(p)
 
-    p = _parser(sub, "hook", "Claude Code's SessionStart and UserPromptSubmit hook (JSON on "
-                "stdin; silent with exit 0 on any failure)",
+
+def _add_hook(sub: argparse._SubParsersAction, help_: str) -> None:
+    p = _parser(sub, "hook", help_,
                 "  solograph hook --kb-path ~/notes\n"
                 "  solograph hook --kb-path ~/notes --db-path ~/.solo-work/portfolio.db")
     p.add_argument("--kb-path", help="the KB folder (default KB_PATH)")
     p.add_argument("--db-path", help="the portfolio store for the project map "
                                      "(default SOLOGRAPH_HOME/portfolio.db)")
 
-    p = _parser(sub, "memgate", "the memory nudge's gate: `memgate train LABELLED.jsonl`",
+
+def _add_memgate(sub: argparse._SubParsersAction, help_: str) -> None:
+    p = _parser(sub, "memgate", help_,
                 "  solograph memgate train labelled.jsonl            # into kb.memory_gate\n"
                 "  solograph memgate train labelled.jsonl --out gate.json")
     p.add_argument("action", choices=("train",))
@@ -89,6 +108,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="weights file (default: the KB's memory_gate)")
     p.add_argument("--holdout", type=float, default=0.2, help="share held out (default 0.2)")
     _json(p)
+
+
+ADD = {"kb": _add_kb, "kb-graph": _add_graph, "kb-aliases": _add_aliases, "kb-hint": _add_hint,
+       "index-kb": _add_index, "hook": _add_hook, "memgate": _add_memgate}
+
+
+def run(settings: Settings, args: argparse.Namespace) -> int:
+    return RUN[args.command](settings, args)
 
 
 def _settings(settings: Settings) -> Settings:
@@ -186,10 +213,10 @@ def _aliases(settings: Settings, args: argparse.Namespace) -> int:
 
 def _hint(settings: Settings, args: argparse.Namespace) -> int:
     if args.hook:
-        from solograph.kb import hook
+        from solograph_services.hook.main import main as hook_main
 
         argv = ["--kb-path", args.kb_path] if args.kb_path else []
-        return hook.main(argv, hint_only=True)
+        return hook_main(argv, hint_only=True)
     if not args.prompt:
         raise BadQuery("no prompt given", hint='solograph kb-hint "prompt" --session ID')
     if args.kb_path:
@@ -201,18 +228,19 @@ def _hint(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _index(settings: Settings, args: argparse.Namespace) -> int:
-    report = jobs.index_kb(_settings(settings))
-    return emit(args, report, lambda a: print(a["summary"]))
+    from solograph.kb.sync import index_kb
+
+    return emit(args, index_kb(_settings(settings)), summary)
 
 
 def _hook(settings: Settings, args: argparse.Namespace) -> int:
-    from solograph.kb import hook
+    from solograph_services.hook.main import main as hook_main
 
     argv = []
     for flag, value in (("--kb-path", args.kb_path), ("--db-path", args.db_path)):
         if value:
             argv += [flag, value]
-    return hook.main(argv)
+    return hook_main(argv)
 
 
 def _memgate(settings: Settings, args: argparse.Namespace) -> int:
@@ -242,7 +270,7 @@ def _memgate(settings: Settings, args: argparse.Namespace) -> int:
         f"threshold {a['threshold']}; {a['features']} features written to {a['out']}"))
 
 
-COMMANDS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
+RUN = {
     "kb": _kb,
     "kb-graph": _graph,
     "kb-aliases": _aliases,

@@ -140,7 +140,8 @@ def _kb(parts: list[str], pages: list[str], seen: dict, home: Path, root: Path, 
     import sqlite3
 
     from solograph.kb import aliases, hint
-    from solograph.kb.sync import open_kb, sync
+    from solograph.kb.store import open_kb
+    from solograph.kb.sync import sync
 
     kb = open_kb(home, root, busy_ms=BUSY_MS, check_rules=False)
     try:

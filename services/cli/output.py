@@ -1,0 +1,79 @@
+"""What every command shares: printing an answer as JSON or for a person, and the one
+translation of a domain error for the command line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+
+from solograph.errors import SolographError
+from solograph.reads import to_json
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter asks `shutil` for the terminal's width, and every `add_argument`
+    builds one (to check its help): that import chain (shutil, zlib, bz2, lzma) cost a
+    millisecond per start. The width comes from the same places, without it."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            try:
+                width = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
+            except (ValueError, OSError):
+                width = 80
+            width -= 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class Parser(argparse.ArgumentParser):
+    """Every parser of the command line, with the formatter above unless one is given."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", Formatter)
+        super().__init__(*args, **kwargs)
+
+
+def add_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the answer object as JSON")
+
+
+def emit(args: argparse.Namespace, answer: dict, render: Callable[[dict], None]) -> int:
+    """`--json` prints the answer object exactly as the API and MCP return it; otherwise
+    `render` shows it to a person."""
+    if getattr(args, "json", False):
+        print(to_json(answer))
+    else:
+        render(answer)
+        if answer.get("note"):  # the search left files unread: say so, apart from the results
+            print(f"note: {answer['note']}", file=sys.stderr)
+    return 0
+
+
+def report_error(exc: SolographError, args: argparse.Namespace | None) -> int:
+    """The error object on stdout with --json, the message and the next step on stderr,
+    exit 1."""
+    if args is not None and getattr(args, "json", False):
+        print(to_json(exc.to_dict()))
+    print(f"solograph: {exc.message}", file=sys.stderr)
+    if exc.hint:
+        print(f"  hint: {exc.hint}", file=sys.stderr)
+    return 1
+
+
+def summary(a: dict) -> None:
+    print(a["summary"])
+
+
+def plural(n: int, word: str) -> str:
+    """`1 file`, `2 files`."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def parser(sub: argparse._SubParsersAction, name: str, help_: str, epilog: str = "",
+           ) -> argparse.ArgumentParser:
+    """A command whose --help teaches: its description and examples."""
+    return sub.add_parser(name, help=help_, description=help_[0].upper() + help_[1:] + ".",
+                          epilog=("examples:\n" + epilog) if epilog else None)

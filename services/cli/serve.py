@@ -1,0 +1,68 @@
+"""The commands that start the services: mcp, api, worker, beat and http (the sources API).
+Each imports its service only when it runs."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from solograph.config import Settings
+
+COMMANDS = {
+    "mcp": "the MCP server: stdio (for `claude mcp add`) or --http",
+    "api": "the HTTP API (reads, jobs, /health, /docs)",
+    "worker": "a Celery worker (needs SOLOGRAPH_REDIS_URL)",
+    "beat": "the Celery beat schedule: the nightly refresh (run exactly one)",
+    "http": "the sources search API for SearXNG (/search, /sources)",
+}
+PORTS = {"mcp": ("SOLOGRAPH_MCP_PORT", 8766), "api": ("SOLOGRAPH_API_PORT", 8765),
+         "http": ("SOLOGRAPH_SEARCH_PORT", 8002)}
+
+
+def add(sub: argparse._SubParsersAction, name: str) -> None:
+    p = sub.add_parser(name, help=COMMANDS[name], description=COMMANDS[name][0].upper()
+                       + COMMANDS[name][1:] + ".")
+    if name == "mcp":
+        p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead")
+    if name in PORTS:
+        setting, port = PORTS[name]
+        p.add_argument("--host", help="bind address (default SOLOGRAPH_HOST or 127.0.0.1)")
+        p.add_argument("--port", type=int, help=f"port (default {setting} or {port})")
+    if name == "worker":
+        p.add_argument("-Q", "--queues", default=None,
+                       help="queues to consume, comma-separated (default: all of them)")
+        p.add_argument("-c", "--concurrency", type=int, default=2)
+
+
+def run(settings: Settings, args: argparse.Namespace) -> int:
+    if args.command in PORTS and args.host:
+        settings = settings.bind(args.host)  # `--host` decides the bind, and the token rule
+    if args.command == "mcp":
+        if args.http:
+            from solograph_services.mcp.server import serve_http
+
+            serve_http(settings.with_(mcp_port=args.port or settings.mcp_port))
+        else:
+            from solograph_services.mcp.stdio import run
+
+            run(settings)
+    elif args.command == "api":
+        from solograph_services.api.app import serve
+
+        serve(settings.with_(api_port=args.port or settings.api_port))
+    elif args.command == "http":
+        from solograph_services.search.app import serve
+
+        serve(settings.with_(search_port=args.port or settings.search_port))
+    else:
+        from solograph_services.worker.app import run_beat, run_worker
+
+        if args.command == "worker":
+            from solograph_services.common.jobs import queues as all_queues
+
+            queues = args.queues.split(",") if args.queues else list(all_queues())
+            run_worker(settings, queues=queues, concurrency=args.concurrency)
+        else:
+            run_beat(settings)
+    return 0

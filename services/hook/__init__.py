@@ -1,0 +1,1 @@
+"""`solograph hook`: Claude Code's SessionStart and UserPromptSubmit hook (`main`)."""

@@ -1,0 +1,67 @@
+"""`Frozen`: a small immutable record for the types every command builds at start-up
+(settings, the index descriptions, the registry's projects).
+
+Dataclasses and NamedTuples generate their methods with `exec` when the class is defined, and
+`dataclasses` imports `inspect`; together that was a fifth of a symbol search's whole-process
+time. A record's fields are its annotated names in order (a base class's first); a class
+attribute of the same name is the field's default, read through the class until set.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Frozen:
+    _fields: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        fields: list[str] = []
+        for base in reversed(cls.__mro__):
+            for name in base.__dict__.get("__annotations__", {}):
+                if not name.startswith("_") and name not in fields:
+                    fields.append(name)
+        cls._fields = tuple(fields)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        cls = type(self)
+        if len(args) > len(cls._fields):
+            raise TypeError(f"{cls.__name__} takes at most {len(cls._fields)} arguments")
+        values = dict(zip(cls._fields, args, strict=False))
+        for name, value in kwargs.items():
+            if name not in cls._fields:
+                raise TypeError(f"{cls.__name__} has no field {name!r}")
+            if name in values:
+                raise TypeError(f"{cls.__name__} got {name!r} twice")
+            values[name] = value
+        missing = [n for n in cls._fields if n not in values and not hasattr(cls, n)]
+        if missing:
+            raise TypeError(f"{cls.__name__} needs {', '.join(missing)}")
+        vars(self).update(values)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; use with_()")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, n) for n in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._values() == self._values()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._values()))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields)
+        return f"{type(self).__name__}({inner})"
+
+    def with_(self, **changes: Any) -> Any:
+        """A copy with `changes` applied."""
+        return type(self)(**{**{n: getattr(self, n) for n in self._fields}, **changes})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {n: getattr(self, n) for n in self._fields}

@@ -1,0 +1,110 @@
+"""The KB store: one index per KB folder, under SOLOGRAPH_HOME/kb/ (never inside the KB, which
+may be read-only). Opening it checks the layout (`.solograph.yaml`, parsed again only when it
+changed) and the secrets rules: text redacted under older rules, or a changed layout, makes the
+next sync re-read every page."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from solograph.errors import NotIndexed
+from solograph.freshness import iso
+from solograph.index import Handle
+from solograph.kb.layout import Layout, config_stat, load_layout
+from solograph.kb.paths import kb_db_path
+from solograph.store import RULES_KEY, connect_writer, get_meta, set_meta, stored_rules, transaction
+
+if TYPE_CHECKING:
+    from solograph.config import Settings
+
+STORE = "kb"
+
+
+class KbIndex(Handle):
+    """An open KB index: the connection, the KB folder and its layout."""
+
+    def __init__(self, conn: sqlite3.Connection, root: Path, layout: Layout,
+                 settings: Settings | None = None) -> None:
+        super().__init__(conn, settings)
+        self.root = root
+        self.layout = layout
+
+
+def open_kb(home: Path, root: Path, *, busy_ms: int | None = None,
+            check_rules: bool = True, settings: Settings | None = None) -> KbIndex:
+    """The index of the KB at `root` (created on first use), its layout checked. `busy_ms`
+    shortens the wait for a store locked by another writer (the hook's budget is short);
+    the hook also skips `check_rules` (re-reading every page redacted by newer rules), which
+    the next search or index run does, since loading the rules alone costs it 20 ms."""
+    root = Path(root).expanduser()
+    if not root.is_dir():
+        raise NotIndexed(f"the knowledge base folder {root} does not exist",
+                         hint="set KB_PATH (or --kb-path) to the folder of your notes")
+    conn = connect_writer(kb_db_path(home, root), STORE)
+    # Deleted and rewritten rows are zeroed as they go (no extra I/O), so a page that leaves
+    # the index leaves no old copy of its text in free space.
+    conn.execute("PRAGMA secure_delete = FAST")
+    if busy_ms is not None:
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+    try:
+        layout = _layout(conn, root)
+        if check_rules:
+            _check_rules(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return KbIndex(conn, root, layout, settings)
+
+
+def configured(settings: Settings) -> Path:
+    """The KB folder of `settings`, or the error that says how to name one."""
+    if settings.kb_path is None:
+        raise NotIndexed("no knowledge base is configured",
+                         hint="set KB_PATH to the folder of your notes (the CLI uses the "
+                              "current folder)")
+    return settings.kb_path
+
+
+def opened(settings: Settings) -> closing[KbIndex]:
+    """A handle for one read (a writer: the read syncs the folder first)."""
+    return closing(open_kb(settings.home, configured(settings), settings=settings))
+
+
+def as_of(conn: sqlite3.Connection) -> str | None:
+    """The newest mtime of the pages the index holds."""
+    row = conn.execute("SELECT MAX(mtime_ns) FROM docs WHERE mtime_ns > 0").fetchone()
+    return iso(row[0] if row else None)
+
+
+def _layout(conn: sqlite3.Connection, root: Path) -> Layout:
+    """The layout, parsed again only when .solograph.yaml changed; a changed layout makes the
+    next sync re-read everything (pages, exclusions)."""
+    stat = json.dumps(config_stat(root))
+    cached = get_meta(conn, "layout")
+    if cached is not None and get_meta(conn, "layout_stat") == stat:
+        return Layout.from_json(cached)
+    layout = load_layout(root)
+    with transaction(conn):
+        if cached is not None and cached != layout.to_json():
+            conn.execute("UPDATE docs SET size = -1")
+        set_meta(conn, "layout", layout.to_json())
+        set_meta(conn, "layout_stat", stat)
+    return layout
+
+
+def _check_rules(conn: sqlite3.Connection) -> None:
+    from solograph.text.secrets import RULES_VERSION
+
+    if (stored_rules(conn) or 0) >= RULES_VERSION:
+        return
+    with transaction(conn):
+        conn.execute("UPDATE docs SET size = -1")  # every page is read (and redacted) again
+        set_meta(conn, RULES_KEY, str(RULES_VERSION))
+
+
+def db_path(settings: Settings) -> Path:
+    return settings.kb_db

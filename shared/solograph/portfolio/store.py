@@ -1,0 +1,36 @@
+"""The portfolio store: `portfolio.db` under SOLOGRAPH_HOME (registry, files, definitions,
+packages). Readers open it read-only; the registry and the scan write through `open_writer`."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from typing import TYPE_CHECKING
+
+from solograph.freshness import iso
+from solograph.index import Handle
+from solograph.portfolio import LAST_SCAN, STORE
+from solograph.store import connect_reader, connect_writer, get_meta
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from solograph.config import Settings
+
+
+def open_writer(settings: Settings) -> sqlite3.Connection:
+    return connect_writer(settings.portfolio_db, STORE)
+
+
+def opened(settings: Settings) -> closing[Handle]:
+    """A read-only handle for one read."""
+    return closing(Handle(connect_reader(settings.portfolio_db, STORE), settings))
+
+
+def as_of(conn: sqlite3.Connection) -> str | None:
+    """The last scan."""
+    return iso(get_meta(conn, LAST_SCAN))
+
+
+def db_path(settings: Settings) -> Path:
+    return settings.portfolio_db

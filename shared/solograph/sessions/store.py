@@ -1,0 +1,50 @@
+"""The session store: `sessions.db` under SOLOGRAPH_HOME. Every opening applies the pending
+migrations and re-redacts text stored under older secrets rules (upkeep.ensure_clean)."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from solograph.freshness import iso
+from solograph.index import Handle
+from solograph.sessions.upkeep import ensure_clean
+from solograph.store import connect_writer
+
+if TYPE_CHECKING:
+    from solograph.config import Settings
+
+STORE = "sessions"
+# Pages of WAL before a commit checkpoints it (SQLite's default is 1,000). Every search may
+# write the tail of a live transcript; checkpointing (an fsync) every few of them would cost
+# more than the write itself. 4,000 pages is 16 MB of WAL at most between checkpoints.
+WAL_AUTOCHECKPOINT = 4_000
+
+
+def open_index(path: Path) -> sqlite3.Connection:
+    """A writer on the session index, migrated and redacted by the current rules."""
+    conn = connect_writer(path, STORE)
+    try:
+        conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT}")
+        ensure_clean(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def opened(settings: Settings) -> closing[Handle]:
+    """A handle for one read; a writer, since the read syncs the transcripts first."""
+    return closing(Handle(open_index(settings.sessions_db), settings))
+
+
+def as_of(conn: sqlite3.Connection) -> str | None:
+    """The newest message time the index holds."""
+    row = conn.execute("SELECT MAX(last_at) FROM sessions WHERE last_at != ''").fetchone()
+    return iso(row[0] if row else None)
+
+
+def db_path(settings: Settings) -> Path:
+    return settings.sessions_db

@@ -1,0 +1,158 @@
+"""The sources index's one answer, `source_search`, in its four actions: search (ranked in
+`search`), list (what each source holds), tags (topic tags) and related (videos sharing tags)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime
+from typing import Literal
+
+from solograph.errors import BadQuery, NotFound
+from solograph.freshness import Freshness
+from solograph.index import Handle
+from solograph.sources import search as ranking
+from solograph.sources.chunks import video_url
+from solograph.sources.search import SNIPPET, snippet
+from solograph.sources.store import check_source
+from solograph.sources.youtube import video_id
+from solograph.typed import NotRequired, TypedDict
+
+Action = Literal["search", "list", "tags", "related"]
+ACTIONS: tuple[str, ...] = Action.__args__
+MAX_TAGS = 100
+
+
+class SourceHit(TypedDict, total=False):
+    url: str  # url, title and content first: what SearXNG's json_engine reads
+    title: str
+    content: str
+    id: str
+    source: str
+    date: str
+    score: float
+    match: str
+
+
+class SourceSearch(TypedDict, total=False):
+    """One of four shapes, told apart by `action`."""
+
+    action: str
+    query: str | None
+    source: str | None
+    count: int
+    results: list[SourceHit]
+    sources: list[dict]
+    tags: list[dict]
+    video: dict
+    freshness: Freshness
+    note: NotRequired[str]
+
+
+def source_search(handle: Handle, *, query: str | None = None, action: str = "search",
+                  source: str | None = None, limit: int = 10) -> dict:
+    """The sources index (YouTube talks, launches, revenue pages, Telegram): search (each video
+    once, at its best chunk, linked at its second), list, tags, or related (query = video id)."""
+    if action not in ACTIONS:
+        raise BadQuery(f"unknown action {action!r}", hint=f"use one of: {', '.join(ACTIONS)}")
+    conn = handle.conn
+    source = (source or "").strip().lower() or None
+    if action == "list":
+        return list_sources(conn, source=source, limit=limit)
+    if action == "tags":
+        return tags(conn, limit=MAX_TAGS)
+    if not query or not query.strip():
+        raise BadQuery("empty query" if action == "search" else "`related` needs a video id",
+                       hint='give words to find: "pricing tiers"' if action == "search"
+                       else "pass a video id or URL from a youtube result as the query")
+    if action == "related":
+        return related(conn, query, limit=limit)
+    return ranking.search(conn, query, source=source, limit=limit)
+
+
+def iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def list_sources(conn: sqlite3.Connection, *, source: str | None = None, limit: int = 10) -> dict:
+    """What the index holds per source (documents, items, last run); with `source`, its
+    newest items too."""
+    if source:
+        check_source(source)
+    sources = []
+    for row in conn.execute(
+            "SELECT source, COUNT(*) AS documents, COUNT(DISTINCT COALESCE(video, key)) AS items, "
+            "MAX(indexed_at) AS last FROM documents " + ("WHERE source = ? " if source else "")
+            + "GROUP BY source ORDER BY source", (source,) if source else ()):
+        run = conn.execute("SELECT target, finished_at, indexed, problems FROM runs "
+                           "WHERE source = ? ORDER BY finished_at DESC LIMIT 1",
+                           (row["source"],)).fetchone()
+        sources.append({
+            "source": row["source"], "documents": row["documents"], "items": row["items"],
+            "last_indexed": iso(row["last"]),
+            "last_run": None if run is None else {
+                "target": run["target"], "finished": iso(run["finished_at"]),
+                "indexed": run["indexed"], "problems": len(json.loads(run["problems"]))}})
+    out: dict = {"action": "list", "source": source, "count": len(sources), "sources": sources}
+    if source:
+        out["results"] = _newest(conn, source, limit)
+    return out
+
+
+def _newest(conn: sqlite3.Connection, source: str, limit: int) -> list[dict]:
+    if source == "youtube":
+        return [{"url": r["url"], "title": r["title"], "content": r["description"][:SNIPPET],
+                 "id": f"youtube/{r['video']}", "date": r["date"], "channel": r["channel"],
+                 "chunks": r["chunks"], "subtitles": r["subtitles"]}
+                for r in conn.execute("SELECT * FROM videos ORDER BY indexed_at DESC, video "
+                                      "LIMIT ?", (limit,))]
+    return [{"url": r["url"], "title": r["title"], "content": snippet(r["text"], []),
+             "id": r["key"], "date": r["date"]}
+            for r in conn.execute("SELECT key, url, title, text, date FROM documents "
+                                  "WHERE source = ? ORDER BY indexed_at DESC, key LIMIT ?",
+                                  (source, limit))]
+
+
+def tags(conn: sqlite3.Connection, *, limit: int = 100) -> dict:
+    """Every topic tag with its number of videos and its keywords."""
+    keywords: dict[str, list[str]] = {}
+    for tag, keyword in conn.execute("SELECT tag, keyword FROM topics ORDER BY tag, keyword"):
+        keywords.setdefault(tag, []).append(keyword)
+    counts = dict(conn.execute("SELECT tag, COUNT(*) FROM video_tags GROUP BY tag").fetchall())
+    ranked = sorted(set(keywords) | set(counts), key=lambda t: (-counts.get(t, 0), t))[:limit]
+    return {"action": "tags", "count": len(ranked), "tags": [
+        {"tag": t, "videos": counts.get(t, 0), "keywords": keywords.get(t, [])} for t in ranked]}
+
+
+def related(conn: sqlite3.Connection, video: str, *, limit: int = 10) -> dict:
+    """Videos sharing the most topic tags with `video` (an id or a URL)."""
+    vid = video_id(video) or video.strip()
+    row = conn.execute("SELECT * FROM videos WHERE video = ?", (vid,)).fetchone()
+    if row is None:
+        raise NotFound(f"video {vid!r} is not indexed",
+                         hint="list indexed videos with `solograph sources list -s youtube`")
+    own = dict(conn.execute("SELECT tag, score FROM video_tags WHERE video = ?", (vid,)).fetchall())
+    if not own:
+        raise BadQuery(f"video {vid!r} has no topic tags to relate by",
+                       hint="add topics with `solograph sources topic TAG KEYWORD...`")
+    marks = ",".join("?" * len(own))
+    shared: dict[str, list[tuple[str, float]]] = {}
+    for other, tag, score in conn.execute(
+            f"SELECT video, tag, score FROM video_tags WHERE tag IN ({marks}) AND video != ?",
+            (*own, vid)):
+        shared.setdefault(other, []).append((tag, min(score, own[tag])))
+    ranked = sorted(shared.items(),
+                    key=lambda kv: (-len(kv[1]), -sum(s for _, s in kv[1]), kv[0]))[:limit]
+    results = []
+    for other, tags_ in ranked:
+        v = conn.execute("SELECT title, channel, date FROM videos WHERE video = ?",
+                         (other,)).fetchone()
+        names = sorted(t for t, _ in tags_)
+        results.append({"url": video_url(other), "title": v["title"],
+                        "content": "shared tags: " + ", ".join(names), "id": f"youtube/{other}",
+                        "video": other, "channel": v["channel"], "date": v["date"],
+                        "shared": names, "score": round(sum(s for _, s in tags_), 3)})
+    return {"action": "related", "query": video, "source": "youtube",
+            "video": {"video": vid, "title": row["title"], "url": row["url"],
+                      "tags": sorted(own, key=lambda t: (-own[t], t))},
+            "count": len(results), "results": results}
