@@ -163,3 +163,32 @@ def test_the_suggested_yaml_is_a_table_searches_load(tmp_path):
     assert reads.kb_aliases(settings)["table"] == [s["group"] for s in answer["suggested"]]
     found = reads.kb_search(settings, "Пульсар: что это? «Ясно» [1]", path="wiki/en")
     assert found["results"][0]["path"] == "wiki/en/q.md"
+
+
+PATH_PART = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",),
+                                  exclude_characters="/\x00"), min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(PATH_PART, min_size=1, max_size=5), st.sampled_from(["en", "ru", "wiki-ru"]))
+def test_twins_of_generated_paths_share_one_key(parts, folder):
+    from solograph.kb.twins import language_key
+
+    rel = "/".join(parts)
+    here = language_key(f"{folder}/{rel}")
+    assert here is not None and here[1] in ("en", "ru")
+    other = folder.replace("ru", "en") if "ru" in folder else "ru"
+    there = language_key(f"{other}/{rel}")
+    assert there is not None and there[0] == here[0] and there[1] != here[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80), st.lists(st.text(max_size=40), max_size=4))
+def test_names_of_any_title_and_aliases(title, aliases):
+    from solograph.kb.names import Names, grade, is_address
+
+    names = Names.of(title, aliases)
+    assert all(n.stems for n in names.names)
+    assert sum(n.kind == 1 for n in names.names) <= sum(1 for a in aliases if not is_address(a))
+    for n in names.names:  # a name read back as the query is that name, exactly
+        assert grade(names, [set(n.stems)], set(n.stems))[0] == 0
