@@ -13,6 +13,12 @@ Three suites run the same cases: `kb` with the hand-kept alias tables in evals/k
 (the configuration a user has), `kb-noalias` without any, and `kb-suggested` with the groups
 `kb-aliases --suggest` proposes from each wiki itself. Needs SOLOGRAPH_CORPORA (skipped
 otherwise).
+
+A fourth, `kb-bilingual`, runs evals/kb_bilingual.jsonl (each Russian title should find its
+English twin) over the bilingual wiki laid out as `kb: pages: wiki-en/` with wiki-ru/ beside
+it, with the groups `kb-aliases --suggest` proposes there. A fifth, `kb-aliasnames`, runs the same
+cases with no table, each English page naming its twin's Russian title in its frontmatter
+`aliases:` instead.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from evals.scoring import Case, QueryRefused, Unavailable
 EVALS = Path(__file__).resolve().parent
 CASES = EVALS / "kb.jsonl"
 QUESTIONS = EVALS / "kb_questions.jsonl"
+BILINGUAL = EVALS / "kb_bilingual.jsonl"
 ALIASES = EVALS / "kb_aliases"
 LIMIT = 20
 
@@ -72,6 +79,44 @@ def layout_ekgardt(src: Path, root: Path) -> tuple[Path, Path]:
         _copy(root / "knowledge" / entry.name, entry)
     (root / ".solograph.yaml").write_text("kb:\n  pages: knowledge/\n", encoding="utf-8")
     return root, root / "knowledge"
+
+
+def layout_21ideas_en(src: Path, root: Path) -> tuple[Path, Path]:
+    """The bilingual wiki with the English one as the wiki (`kb: pages: wiki-en/`) and its
+    Russian twin beside it, as a bilingual vault often is."""
+    root.mkdir(parents=True)
+    for name in ("wiki-en", "wiki-ru", "raw", "docs", "README.md", "CLAUDE.md"):
+        _copy(root / name, src / name)
+    (root / ".solograph.yaml").write_text("kb:\n  pages: wiki-en/\n", encoding="utf-8")
+    return root, root / "wiki-en"
+
+
+def layout_21ideas_en_aliased(src: Path, root: Path) -> tuple[Path, Path]:
+    """The `pages: wiki-en/` layout where each English page names its Russian twin's title in
+    its frontmatter `aliases:`, as bilingual vaults do, and no alias table is kept."""
+    import json
+    import re
+
+    from evals.make_bilingual_cases import russian_title
+
+    root.mkdir(parents=True)
+    for path in sorted((src / "wiki-en").rglob("*")):
+        rel = path.relative_to(src / "wiki-en")
+        out = root / "wiki-en" / rel
+        if path.is_dir():
+            continue
+        out.parent.mkdir(parents=True, exist_ok=True)
+        twin = src / "wiki-ru" / rel
+        name = russian_title(twin) if path.suffix == ".md" and twin.is_file() else ""
+        text = path.read_text(encoding="utf-8")
+        if name and text.startswith("---\n"):
+            text = re.sub(r"^aliases:.*\n", "", text, flags=re.M)
+            text = "---\naliases: " + json.dumps([name], ensure_ascii=False) + "\n" + text[4:]
+        out.write_text(text, encoding="utf-8")
+    for name in ("wiki-ru", "raw", "docs", "README.md", "CLAUDE.md"):
+        _copy(root / name, src / name)
+    (root / ".solograph.yaml").write_text("kb:\n  pages: wiki-en/\n", encoding="utf-8")
+    return root, root / "wiki-en"
 
 
 KBS = {"21ideas": ("21ideas-wiki", layout_21ideas), "ekgardt": ("ekgardt-llm-wiki",
@@ -147,7 +192,8 @@ class KbRunner:
         return found
 
 
-def _open(aliases: str, log: Log, fused: bool = False) -> Iterator[KbRunner]:
+def _open(aliases: str, log: Log, kbs: dict = KBS,
+          fused: bool = False) -> Iterator[KbRunner]:
     from solograph import reads
     from solograph.config import Settings
     from solograph.kb.sync import index_kb
@@ -157,7 +203,7 @@ def _open(aliases: str, log: Log, fused: bool = False) -> Iterator[KbRunner]:
         semantic.require()
     with tempfile.TemporaryDirectory(prefix="solograph-kb-eval-") as tmp:
         settings = {}
-        for name, (folder, layout) in KBS.items():
+        for name, (folder, layout) in kbs.items():
             root, wiki = layout(src / folder, Path(tmp) / name)
             s = Settings(home=Path(tmp) / "home", kb_path=root)
             report = index_kb(s)
@@ -221,3 +267,13 @@ def open_runner_noalias_fused(log: Log = print) -> Iterator[KbRunner]:
 @contextmanager
 def open_runner_suggested_fused(log: Log = print) -> Iterator[KbRunner]:
     yield from _open("suggested", log, fused=True)
+
+
+@contextmanager
+def open_runner_bilingual(log: Log = print) -> Iterator[KbRunner]:
+    yield from _open("suggested", log, {"21ideas": ("21ideas-wiki", layout_21ideas_en)})
+
+
+@contextmanager
+def open_runner_aliasnames(log: Log = print) -> Iterator[KbRunner]:
+    yield from _open("none", log, {"21ideas": ("21ideas-wiki", layout_21ideas_en_aliased)})

@@ -96,6 +96,12 @@ SUITES: dict[str, Suite] = {
               "paraphrased and Russian questions over the wikis (suggested aliases)"),
         Suite("kb-questions-fused", kb.QUESTIONS, kb.open_runner_suggested_fused,
               "the same questions, BM25 and the meaning lane fused"),
+        Suite("kb-bilingual", kb.BILINGUAL, kb.open_runner_bilingual,
+              "Russian titles find their English twin, `pages: wiki-en/` with wiki-ru/ "
+              "beside it, with the groups `kb-aliases --suggest` proposes"),
+        Suite("kb-aliasnames", kb.BILINGUAL, kb.open_runner_aliasnames,
+              "the same, no table: each English page lists its twin's Russian title in "
+              "its frontmatter aliases"),
     )
 }
 

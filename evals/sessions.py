@@ -13,7 +13,10 @@ Tags: `prompt3` (three words of the session's first prompt: the recipe of the se
 known-answer set), `topic` (what was discussed or decided later in the session, in other
 words than the prompt's), `tool` (a path, command or URL of a tool call), `archived` (the
 answer's main transcript is gone: an orphan sub-agent), `typo` (one typo in a word of another
-case).
+case), `id` (an identifier found in one session only: a worktree or issue id such as
+`spotter-4te.2`, a function or module name, asked as written or from memory), `spaced` (an
+`id` typed with spaces, `spotter 4te 2`), `joined` (an `id` typed as one lowercase word,
+`activesessionregistry`).
 
     .venv/bin/python evals/sessions.py -v        # this suite alone, with every miss
 """

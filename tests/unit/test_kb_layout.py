@@ -22,9 +22,11 @@ def test_defaults_without_a_file(tmp_path):
 def test_every_key_is_read():
     layout = parse_layout("kb:\n  pages: notes/wiki/\n  stacks: 1-methodology/stacks\n"
                           "  exclude: [archive, clients/acme]\n  memory_gate: h/gate.json\n"
-                          "scope: [a, b]\n")
+                          "  language: EN\nscope: [a, b]\n")
     assert layout == Layout(pages="notes/wiki", stacks="1-methodology/stacks",
-                            exclude=("archive", "clients/acme"), memory_gate="h/gate.json")
+                            exclude=("archive", "clients/acme"), memory_gate="h/gate.json",
+                            language="en")
+    assert Layout.from_json(layout.to_json()) == layout
     assert parse_layout("kb:\n  pages: .\n").pages == ""
 
 
@@ -48,10 +50,16 @@ def test_a_typo_gets_a_suggestion():
 
 @pytest.mark.parametrize("text", ["kb:\n  pages: ../elsewhere\n", "kb:\n  pages: /abs\n",
                                   "kb:\n  exclude: 3\n", "kb: [1, 2]\n", "- a\n",
-                                  "kb:\n  pages: [\n"])
+                                  "kb:\n  pages: [\n", "kb:\n  language: english!\n",
+                                  "kb:\n  language: [en]\n"])
 def test_bad_values_are_errors(text):
     with pytest.raises(ConfigError):
         parse_layout(text)
+
+
+def test_a_layout_cached_before_the_language_key_still_reads():
+    old = '{"exclude": [], "memory_gate": "", "pages": "wiki", "stacks": ""}'
+    assert Layout.from_json(old) == Layout()
 
 
 def test_exclude_takes_a_bare_name_anywhere_or_a_path_from_the_root():

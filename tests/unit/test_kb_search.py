@@ -8,6 +8,8 @@ import pytest
 from solograph import reads
 from solograph.config import Settings
 from solograph.errors import BadQuery
+from solograph.kb.names import Names, grade
+from solograph.text.tokens import stem
 from tests.support.kb import make_kb
 
 FILLER = {f"notes/filler-{i}.md": f"# Filler {i}\n\nplain words about nothing {i} grams\n"
@@ -61,6 +63,73 @@ def test_a_question_around_a_page_name_finds_that_page(tmp_path):
     # A one-word title inside a longer question is not named by it.
     assert paths(reads.kb_search(settings, "what money printing does to the effect"))[0] != \
         "money.md"
+
+
+def kb_of(tmp_path, pages: dict[str, str]) -> Settings:
+    return Settings(home=tmp_path / "home",
+                    kb_path=make_kb(tmp_path, pages={**FILLER, **pages}, config=""))
+
+
+LONG = "\n\n".join(f"## Part {i}\n\n" + " ".join(f"word{i}x{j}" for j in range(60))
+                    for i in range(8))
+
+
+def test_words_that_meet_in_one_section_beat_words_scattered_over_a_page(tmp_path):
+    scattered = ("# Ledger notes\n\n## Early\n\nThe timestamp server came first.\n\n"
+                 + LONG + "\n\n## Later\n\nA gossip protocol, much later.\n\n"
+                 + LONG.replace("word", "more") + "\n\n## Last\n\nAnd a merkle tree.\n")
+    together = ("# Design\n\n## Intro\n\n" + LONG + "\n\n## Core\n\nThe timestamp server "
+                "relays blocks over a gossip protocol and hashes them into a merkle tree.\n")
+    settings = kb_of(tmp_path, {"a.md": scattered, "b.md": together})
+    top = reads.kb_search(settings, "timestamp gossip merkle")["results"][0]
+    assert top["path"] == "b.md" and top["section"] == "Design > Core"
+
+
+def test_a_page_named_after_one_word_does_not_pass_a_section_holding_them_all(tmp_path):
+    pages = {"chaum.md": "# David Chaum\n\nDavid Chaum invented blind signatures. David "
+                         "founded a company.\n\n## Later\n\nDavid wrote more papers.\n",
+             "punks.md": "# Cypherpunks\n\n## People\n\nEric, Timothy and David met in "
+                         "1992 and wrote to the list every week.\n"}
+    settings = kb_of(tmp_path, pages)
+    assert paths(reads.kb_search(settings, "david timothy"))[0] == "punks.md"
+    assert paths(reads.kb_search(settings, "david chaum"))[0] == "chaum.md"
+
+
+def test_a_name_is_promoted_only_when_it_is_most_of_the_query():
+    def of(title, query, aliases=()):
+        asked = {stem(w) for w in query.split()}
+        return grade(Names.of(title, aliases), [asked], asked)[0]
+
+    assert of("Cantillon effect", "cantillon effect") == 0  # exact
+    assert of("Byzantine generals problem", "byzantine generals") == 1  # the title holds it
+    assert of("Byzantine generals problem", "byzantine generals problem solved") == 2
+    assert of("Bitcoin security", "consensus bitcoin security") == 3  # 2 of 3: not promoted
+    assert of("Forks", "major forks") == 3
+    assert of("Release train", "ship week", ["ship week"]) == 0
+    assert of("Test harness", "run", ["runner"]) == 3  # an alias counts by whole words
+    assert of("Phoenix", "practical phoenix", ["/practical-phoenix"]) == 3  # an address
+
+
+def test_a_frontmatter_alias_names_its_page(tmp_path):
+    pages = {"renamed.md": "---\ntitle: Release train\naliases: [ship week, \"/old/url\"]\n"
+                           "---\n# Release train\n\nWe cut a release every second Monday.\n",
+             "blog.md": "# Blog\n\nShip week, ship week: the week we ship, every week a ship "
+                        "week story.\n"}
+    settings = kb_of(tmp_path, pages)
+    assert paths(reads.kb_search(settings, "ship week"))[0] == "renamed.md"
+    assert paths(reads.kb_search(settings, "ship week story"))[0] == "blog.md"
+
+
+def test_a_one_word_alias_names_its_page_by_the_whole_word_only(tmp_path):
+    pages = {"runner.md": "---\ntitle: Test harness\naliases: [runner]\n---\n# Test harness"
+                          "\n\nThe harness starts each suite.\n",
+             "run.md": "---\ntitle: Nightly jobs\naliases: [run]\n---\n# Nightly jobs\n\n"
+                       "What we do at night.\n",
+             "loop.md": "# Event loop\n\nThe loop keeps each run of a task short; a run, "
+                        "then another run.\n"}
+    settings = kb_of(tmp_path, pages)
+    assert paths(reads.kb_search(settings, "run"))[0] == "run.md"
+    assert paths(reads.kb_search(settings, "runner"))[0] == "runner.md"
 
 
 def test_two_lanes_take_a_wiki_page_past_notes_elsewhere(tmp_path):
@@ -137,7 +206,7 @@ def test_expand_sums_one_over_rank_and_skips_catalogs_and_templates(tmp_path):
     assert got == {"wiki/hub.md": 1.5, "wiki/x.md": 1.0, "wiki/y.md": round(1 / 2 + 1 / 3, 3)}
 
 
-@pytest.mark.parametrize("query", ['NEAR("x" OR) *draw', "AND OR NOT", "title:recipe",
+@pytest.mark.parametrize("query", ['NEAR("x" OR) *draw', "AND recipe OR NOT", "title:recipe",
                                    '"unbalanced', "recipe*", "(box"])
 def test_fts_syntax_is_just_words(settings, query):
     reads.kb_search(settings, query)
@@ -147,6 +216,14 @@ def test_fts_syntax_is_just_words(settings, query):
 def test_no_words_is_a_bad_query(settings, query):
     with pytest.raises(BadQuery):
         reads.kb_search(settings, query)
+
+
+@pytest.mark.parametrize("query", ["the and of", "How do we?", "что это и как", "AND OR NOT"])
+def test_only_common_words_is_nothing_searchable(settings, query):
+    with pytest.raises(BadQuery) as err:
+        reads.kb_search(settings, query)
+    assert "nothing searchable" in err.value.message and err.value.hint
+    assert reads.kb_search(settings, query + " density")["results"]
 
 
 def test_get_a_page_or_a_section(settings):

@@ -310,3 +310,49 @@ def test_a_word_spelt_right_is_not_respelt(scanned):
     settings, _ = scanned
     assert {r["match"] for r in reads.symbol_search(settings, "shopping cart")["results"]} \
         <= {"exact", "all", "some"}
+
+
+def test_the_spelling_typed_wins_a_folded_tie(scanned):
+    settings, _ = scanned
+    snake = reads.symbol_search(settings, "auth_middleware")["results"]
+    assert snake[0]["name"] == "auth_middleware"
+    pascal = reads.symbol_search(settings, "AuthMiddleware")["results"]
+    assert [r["name"] for r in pascal[:2]] == ["AuthMiddleware", "AuthMiddleware"]
+    # a plain lowercase word says nothing of spelling: BM25 keeps its order
+    assert {r["name"] for r in reads.symbol_search(settings, "authmiddleware")["results"][:3]} \
+        >= {"AuthMiddleware", "auth_middleware"}
+
+
+@pytest.mark.parametrize("path, test", [
+    ("tests/test_core.py", True), ("pkg/test_core.py", True), ("cmd/command_test.go", True),
+    ("src/app.test.ts", True), ("src/app.spec.tsx", True), ("Tests/AppTests/AppTests.swift", True),
+    ("spec/models/user_spec.rb", True), ("src/__tests__/x.js", True),
+    ("src/FooTest.java", True), ("src/testing_utils.py", False), ("src/contest.py", False),
+    ("src/latest/app.py", False), ("src/attest.go", False),
+])
+def test_what_a_test_path_is(path, test):
+    from solograph.portfolio.search import is_test_path
+
+    assert is_test_path(path) is test
+
+
+def test_source_before_tests_at_an_equal_match(settings, tmp_path):
+    from tests.support.portfolio import git_init, write_tree
+
+    root = tmp_path / "projects"
+    git_init(root / "cli")
+    write_tree(root / "cli", {
+        "command.go": "package cli\n\ntype Command struct{}\n\nfunc (c *Command) Execute() {}\n",
+        "command_test.go": "package cli\n\nfunc executeCommand() {}\n\n"
+                           "func TestExecuteCommand() {}\n",
+        "tests/helpers.py": "def execute_command():\n    pass\n",
+    })
+    settings = Settings(home=tmp_path / "home", scan_paths=(root,))
+    refresh_registry(settings)
+    scan_portfolio(settings)
+    found = reads.symbol_search(settings, "execute command")["results"]
+    assert found[0]["name"] == "Execute" and found[0]["scope"] == "Command"
+    assert {r["name"] for r in found[1:]} >= {"executeCommand", "execute_command"}
+    # spelt as typed still wins: the only `execute_command` is the test helper
+    assert reads.symbol_search(settings, "execute_command")["results"][0]["name"] == \
+        "execute_command"

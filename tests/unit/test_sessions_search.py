@@ -222,3 +222,57 @@ def test_cli_sessions_export_and_sync(world, settings_with, monkeypatch, capsys)
     assert cli.main(["sessions", "webhook", "--format", "jsonl"]) == 1
     assert cli.main(["sessions", "retry", "--session", ids["spread"]]) == 0
     assert ">>" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def siblings(tmp_path_factory):
+    """Sessions of one project sharing their vocabulary, as sibling worktrees do."""
+    base = tmp_path_factory.mktemp("siblings")
+    t = Transcripts(base / "projects")
+    filler = " ".join(f"step{i} done, tests pass" for i in range(60))
+    s = {
+        "ids": t.conversation("/home/dev/spotter", "close spotter-4te.2 and spotter-0p7",
+                              "Closed spotter-4te.2; spotter-0p7 stays open."),
+        "parts": t.conversation("/home/dev/spotter", "spotter: 4 tests on te branch, 2 left",
+                                "spotter 0 failures; p7 of the plan; te not here: 2 te 4"),
+        "camel": t.conversation("/home/dev/spotter", "rename the parser",
+                                "parseHTTPResponse now returns the status"),
+        "words": t.conversation("/home/dev/spotter", "parse the http response body",
+                                "parse, http and response: " + filler),
+        "together": t.conversation("/home/dev/spotter", "why is it flaky",
+                                   filler + " The webhook retry waits on a jitter clock."),
+        # More of each word in fewer words, so BM25 alone would put it first, but never
+        # in one message.
+        "scattered": t.conversation("/home/dev/spotter", "webhook webhook webhook logs",
+                                    "ok", "retry retry retry budget", "ok",
+                                    "clock clock clock skew"),
+    }
+    for i in range(8):  # other work, so that the words searched are rare
+        t.conversation("/home/dev/other", f"invoice export {i}", "CSV written.")
+    conn = open_index(base / "home" / "sessions.db")
+    sync(conn, t.root, policy=POLICY)
+    yield conn, {k: v.id for k, v in s.items()}
+    conn.close()
+
+
+@pytest.mark.parametrize("query", ["spotter_0p7", "spotter-0p7", "spotter 4te 2",
+                                   "spotter-4te.2", "SPOTTER 4TE 2"])
+def test_an_id_matches_its_parts_side_by_side(siblings, query):
+    conn, ids = siblings
+    terms, order, hits = ranked(conn, query)
+    assert order[0] == ids["ids"] and hits[0]["match"] == "phrase"
+    assert ids["parts"] in order and hits[order.index(ids["parts"])]["match"] != "phrase"
+
+
+def test_a_run_together_word_is_cut_into_words_the_index_knows(siblings):
+    conn, ids = siblings
+    terms, order, hits = ranked(conn, "parsehttpresponse")
+    assert terms.respelled == {"parsehttprespons": "pars http respons"}
+    assert order[0] == ids["camel"]  # side by side, as the identifier has them
+    assert "parseHTTPResponse" in hits[0]["snippet"]
+
+
+def test_among_sessions_holding_every_word_one_message_comes_first(siblings):
+    conn, ids = siblings
+    _, order, _ = ranked(conn, "webhook retry clock")
+    assert order[:2] == [ids["together"], ids["scattered"]]

@@ -141,11 +141,19 @@ def _short(value: object) -> str:
 
 
 def to_yaml(groups: list[list[str]]) -> str:
-    """Groups as the file holds them, one flow list a line."""
-    return "".join("- [" + ", ".join(_quote(m) for m in g) + "]\n" for g in groups)
+    """Groups as the file holds them, one flow list a line, in YAML that reads back as the
+    same groups whatever a member holds (`?`, `:`, `#`, quotes, brackets, a leading `-`).
+    Whitespace inside a member becomes one space, and a group left with fewer than two
+    spellings is not written: the file must always load, or every search would fail."""
+    import yaml  # only for `kb-aliases --suggest`
+
+    out = []
+    for group in groups:
+        members = [m for m in dict.fromkeys(" ".join(str(m).split()) for m in group) if m]
+        if len(members) >= 2:
+            out.append(yaml.safe_dump([members], default_flow_style=None, allow_unicode=True,
+                                      width=_ONE_LINE))
+    return "".join(out)
 
 
-def _quote(member: str) -> str:
-    plain = member and not any(c in member for c in ",[]{}:#&*!|>'\"%@`") \
-        and member == member.strip()
-    return member if plain else json.dumps(member, ensure_ascii=False)
+_ONE_LINE = 2**31 - 1  # no folding: one group stays on one line

@@ -188,7 +188,7 @@ def kb_aliases(kb: KbIndex, *, suggest: bool = False) -> dict:
     if suggested:
         from solograph.kb.suggest import suggest as suggest_groups
 
-        found = suggest_groups(kb.conn, table)
+        found = suggest_groups(kb.conn, table, root=kb.root, layout=kb.layout)
         answer["suggested"] = found
         answer["yaml"] = aliases.to_yaml([s["group"] for s in found])
     else:

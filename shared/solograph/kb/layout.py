@@ -5,6 +5,8 @@
       stacks: 1-methodology/stacks    # YAML templates for "which stack for X?" (default none)
       exclude: [archive, clients/acme]  # a bare name anywhere, or a path from the root
       memory_gate: harness/memory-gate.json  # weights for the memory nudge (default none)
+      language: en                    # the wiki's language: alias groups point to it (default:
+                                      # read from the pages)
     scope: [my-app, other-app]        # the portfolio scan's (read by config.py)
 
 An unknown key, or a value of the wrong shape, is an error that names it: a typo must never
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
@@ -23,7 +26,7 @@ from solograph.errors import ConfigError
 
 CONFIG_FILE = ".solograph.yaml"
 TOP_LEVEL = ("kb", "scope")
-KB_KEYS = ("pages", "stacks", "exclude", "memory_gate")
+KB_KEYS = ("pages", "stacks", "exclude", "memory_gate", "language")
 DEFAULT_PAGES = "wiki"
 
 
@@ -33,6 +36,7 @@ class Layout:
     stacks: str = ""
     exclude: tuple[str, ...] = ()
     memory_gate: str = ""
+    language: str = ""  # a language code, lowercase ('en', 'ru', 'pt-br'); '' = read the pages
 
     @property
     def pages_prefix(self) -> str:
@@ -61,7 +65,7 @@ class Layout:
     def from_json(cls, text: str) -> Layout:
         data = json.loads(text)
         return cls(pages=data["pages"], stacks=data["stacks"], exclude=tuple(data["exclude"]),
-                   memory_gate=data["memory_gate"])
+                   memory_gate=data["memory_gate"], language=data.get("language", ""))
 
 
 def config_stat(root: Path) -> tuple[int, int] | None:
@@ -112,6 +116,7 @@ def parse_layout(text: str, where: str = CONFIG_FILE) -> Layout:
         exclude=_exclude(section.get("exclude"), where),
         memory_gate=(_folder(section.get("memory_gate"), where, "memory_gate")
                      if section.get("memory_gate") else ""),
+        language=_language(section.get("language"), where),
     )
 
 
@@ -137,6 +142,19 @@ def _folder(value: object, where: str, key: str, *, allow_root: bool = False) ->
                           f"got {_short(value)}")
     parts = [p for p in pure.parts if p not in (".", "")]
     return "/".join(parts)
+
+
+_LANGUAGE = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})?$")
+
+
+def _language(value: object, where: str) -> str:
+    if value is None:
+        return ""
+    code = value.strip().lower() if isinstance(value, str) else ""
+    if not _LANGUAGE.match(code):
+        raise ConfigError(f"{where}: `kb.language` must be a language code such as en or ru, "
+                          f"got {value!r}")
+    return code
 
 
 def _exclude(value: object, where: str) -> tuple[str, ...]:

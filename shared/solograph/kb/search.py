@@ -1,5 +1,5 @@
-"""KB search: pages by BM25 over three fields (title 2; catalog line, description, tags,
-aliases and file name 2; body 1), each hit naming its best heading section.
+"""KB search: pages by their names and their best section (score.py), the pages a query
+names first (names.py), each hit naming its best heading section.
 
 Every query word is stemmed and searched as a prefix. A word in fewer than three pages is also
 searched as its neighbour in the index's vocabulary or in the alias table (text/spelling.py);
@@ -14,13 +14,15 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 
+from solograph.errors import BadQuery
 from solograph.kb.aliases import AliasTable
+from solograph.kb.names import STOP_STEMS, covered, grade, names_of
+from solograph.kb.score import scored, section_of
 from solograph.limits import bounded
 from solograph.text.spelling import RARE, doc_count, respell
 from solograph.text.tokens import STOPWORDS, fts_term, query_terms, stem, words
 
 MAX_LIMIT = 50
-WEIGHTS = "2.0, 2.0, 1.0"  # title; index_line, description, tags, aliases, file name; body
 SNIPPET = 240
 _WORD = re.compile(r"[^\W_]+")
 
@@ -32,6 +34,9 @@ class Query:
     respelled: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)  # member -> last member, as stems
     alternatives: list[tuple[str, ...]] = field(default_factory=list)  # OR of AND-groups
+    # doc -> its best section, found while ranking: a hit names it without searching again
+    sections: dict[int, int] = field(default_factory=dict, repr=False)
+    weights: dict[str, float] = field(default_factory=dict, repr=False)  # rarity of each stem
 
     @property
     def match(self) -> str:
@@ -50,6 +55,12 @@ class Query:
 
 
 def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query:
+    found = words(text)
+    if found and all(w in STOPWORDS for w in found):
+        # Searched as words they match nearly every page, and any ten pages are no answer.
+        raise BadQuery(f"nothing searchable was asked: {text.strip()!r} holds only words "
+                       "too common to search", hint='name the topic: "privacy architecture", '
+                       '"how do we sandbox agents"')
     query = Query(text, query_terms(text, prose=True))
     spelled = list(query.stems)
     for term in query.stems:
@@ -60,7 +71,10 @@ def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query
             query.respelled[term] = alt
             spelled.append(alt)
     alternatives = [(t,) for t in spelled]
-    for member, target in table.expand(spelled).items():
+    # Members are matched with their small words ("Война за размер блока"), which the
+    # search itself drops.
+    every = spelled + [stem(w) for w in found if w in STOPWORDS]
+    for member, target in table.expand(every).items():
         query.aliases[" ".join(member)] = " ".join(target)
         alternatives.append(target)
     query.alternatives = list(dict.fromkeys(alternatives))
@@ -89,45 +103,42 @@ def scope_for(*, path: str | None, pages: bool) -> list[Scope]:
     return [wiki] if pages else [Scope(), wiki]
 
 
-def _named(title: str, prefixes: tuple[str, ...], asked: int) -> int:
-    """How many words the title has when the query holds every one of them (as a stem
-    prefix, or through an alias) and they are at least half of the query's `asked` words,
-    else 0: "how do we handle the cantillon effect?" names the page "Cantillon effect"
-    although the page never says "handle"; "consensus that secures bitcoin" does not name
-    the page "Bitcoin"."""
-    title_stems = [stem(w) for w in words(title) if w not in STOPWORDS]
-    if not title_stems or 2 * len(title_stems) < asked:
-        return 0
-    for t in title_stems:
-        if not any(t == p or (len(p) >= 3 and t.startswith(p)) for p in prefixes):
-            return 0
-    return len(title_stems)
-
-
 def rank(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
          ) -> list[tuple[int, float]]:
-    """(doc id, bm25) best first; bm25 is lower-better, as FTS5 gives it. Among the best
-    2 x limit, a page whose title holds every word of the query comes first (a query that
-    names a page finds it even when another page repeats those words more often), then a page
-    whose every title word is in the query (a question around a page's name), longer titles
-    first; BM25 orders the rest."""
-    where = f"AND {scope.where}" if scope.where else ""
-    hits = [(r[0], r[1]) for r in conn.execute(
-        f"SELECT d.id, bm25(docs_fts, {WEIGHTS}) AS r FROM docs_fts "
-        f"JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ? {where} "
-        "ORDER BY r, d.path LIMIT ?", (query.match, *scope.params, 2 * limit))]
-    if len(query.stems) > 1 and hits:
-        titled = {r[0] for r in conn.execute(
-            "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?",
-            ("{title}: (" + " AND ".join(fts_term(t) for t in query.stems) + ")",))}
-        titles = dict(conn.execute(
-            f"SELECT id, title FROM docs WHERE id IN ({','.join('?' * len(hits))})",
-            [h[0] for h in hits]).fetchall())
-        named = {doc: _named(titles.get(doc, ""), query.prefixes, len(query.stems))
-                 for doc, _ in hits}
-        # stable: BM25 order within each group
-        hits.sort(key=lambda h: (h[0] not in titled, -named[h[0]]))
-    return hits[:limit]
+    """(doc id, score) best first; the score is lower-better, as FTS5's bm25 gives it.
+
+    A page scores by its names (title; catalog line, description, tags, aliases, file name)
+    plus its best section, scaled by the square of the share of the query's words (weighted
+    by rarity) found in those two places: words that meet in one section count for more than
+    the same words scattered over a long page, or one word repeated in a title and its text.
+    A page whose every title word is in the query (a question around its name) counts as
+    holding the query. Among the candidates, the pages the query names (names.py) come
+    first; the score orders the rest."""
+    ranked = scored(conn, query, scope, limit)
+    readings = [set(query.stems)]
+    if query.aliases:
+        readings.append(translated(query))
+    everything = set(query.prefixes)
+    found = names_of(conn, [doc for doc, _ in ranked])
+    for doc, s in ranked:
+        if doc in found and covered(found[doc], readings, everything):
+            s.coverage = 1.0
+    graded = sorted((grade(found[doc], readings, everything) if doc in found else (3, 0, 0),
+                     s.total, doc) for doc, s in ranked)
+    return [(doc, total) for _, total, doc in graded[:limit]]
+
+
+def translated(query: Query) -> set[str]:
+    """The query's words with each alias member replaced by its group's last member, longest
+    members first: "Приватность в Биткоине" reads as "privacy", not as "privacy bitcoin"
+    through the shorter member "Биткоин"."""
+    out, used = set(query.stems), set()
+    for member, target in sorted(query.aliases.items(), key=lambda a: -len(a[0].split())):
+        words_of = set(member.split())
+        if not words_of & used:
+            used |= words_of
+            out = (out - words_of) | {t for t in target.split() if t not in STOP_STEMS}
+    return out
 
 
 def interleave(lanes: list[list[tuple[int, float]]], limit: int) -> list[tuple[int, float, int]]:
@@ -168,18 +179,15 @@ def result(conn: sqlite3.Connection, query: Query, doc: int, score: float) -> di
 
 
 def best_section(conn: sqlite3.Connection, query: Query, doc: int) -> sqlite3.Row | None:
-    """The page's section that matches best; its first when only the title or summary did.
-    A page's sections have consecutive ids, so the search is bounded by rowid."""
-    low, high = conn.execute("SELECT MIN(id), MAX(id) FROM sections WHERE doc = ?",
-                             (doc,)).fetchone()
-    if low is None:
-        return None
-    found = conn.execute(
-        "SELECT rowid FROM sections_fts WHERE sections_fts MATCH ? AND rowid BETWEEN ? AND ? "
-        "ORDER BY bm25(sections_fts, 2.0, 1.0) LIMIT 1", (query.match, low, high)).fetchone()
-    sid = found[0] if found else low
+    """The page's section that matches best; its first when only the title or summary did."""
+    found = (query.sections[doc],) if doc in query.sections else \
+        section_of(conn, query.match, doc)
+    if found is None:
+        found = conn.execute("SELECT MIN(id) FROM sections WHERE doc = ?", (doc,)).fetchone()
+        if found[0] is None:
+            return None
     return conn.execute("SELECT heading, line, text FROM sections WHERE id = ?",
-                        (sid,)).fetchone()
+                        (found[0],)).fetchone()
 
 
 def snippet(text: str, prefixes: tuple[str, ...], size: int = SNIPPET) -> str:

@@ -3,14 +3,19 @@
 Since a missing group is a silent miss, they are read from what the pages say:
 
 - frontmatter `aliases:` of a page: [alias..., title];
-- parallel pages, the same path in two language folders (`en/concepts/money.md`,
-  `ru/concepts/money.md`): [the other title, the title in the KB's main script];
+- parallel pages, one page in two languages (twins.py: the same path in two language folders,
+  in the wiki or beside it, or one frontmatter key): [the other title, the title in the wiki's
+  script];
 - catalog lines whose label translates the page's title (`[[sandboxing|Песочница]]` for a
   page titled "Agent sandboxing"): [label, title];
 - titles and headings that hold both spellings, "Атомарные свопы (Atomic Swaps)".
 
-The last member is the term searched for the others, so it is always the spelling in the
-KB's main script (Latin unless Cyrillic titles outnumber Latin ones two to one).
+The last member is the term searched for the others, so it is the spelling in the wiki's
+script: that of `kb: language:` when set, else of the wiki's pages (their frontmatter
+`language`, else their titles; Latin unless Cyrillic outnumbers it two to one). Sources
+elsewhere in the KB never vote: a wiki in English over Russian source articles points its
+groups to English. A URL or a path (`/practical-phoenix`, a static site's old address) is no
+member.
 """
 
 from __future__ import annotations
@@ -18,16 +23,19 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from pathlib import Path
 
 from solograph.kb.aliases import AliasTable
+from solograph.kb.layout import Layout
+from solograph.kb.names import is_address
+from solograph.kb.twins import language_key, twins
 from solograph.text.tokens import stems
 
-LANGUAGE_CODES = frozenset(("en", "ru", "uk", "be", "de", "fr", "es", "it", "pt", "pl", "nl",
-                            "sv", "fi", "cs", "zh", "ja", "ko"))
 BOTH = re.compile(r"^\s*([^()]+?)\s*\(([^()]+)\)\s*$")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[A-Za-z]")
 MAX_MEMBER = 60
+CYRILLIC_LANGUAGES = frozenset(("ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "tg", "mn"))
 
 
 def script(text: str) -> str:
@@ -43,29 +51,54 @@ def pure(text: str) -> str:
     return "cyrillic" if cyr and not lat else "latin" if lat and not cyr else ""
 
 
-def _language_key(path: str) -> tuple[str, str] | None:
-    """('*'-path, language) when one folder of `path` names a language ('en', 'wiki-ru')."""
-    parts = path.split("/")
-    for i, part in enumerate(parts[:-1]):
-        tokens = re.split(r"[-_.]", part.lower())
-        found = [t for t in tokens if t in LANGUAGE_CODES]
-        if len(found) == 1:
-            rest = [t if t != found[0] else "*" for t in tokens]
-            return "/".join([*parts[:i], "-".join(rest), *parts[i + 1:]]), found[0]
-    return None
+def language_script(code: str) -> str:
+    return "cyrillic" if code.lower().split("-")[0].split("_")[0] in CYRILLIC_LANGUAGES \
+        else "latin"
 
 
-def suggest(conn: sqlite3.Connection, table: AliasTable) -> list[dict]:
-    rows = conn.execute("SELECT id, path, title, aliases, catalog FROM docs WHERE in_pages = 1 "
-                        "ORDER BY path").fetchall()
-    titles = [r["title"] for r in rows if not r["catalog"]]
-    cyr = sum(script(t) == "cyrillic" for t in titles)
-    lat = sum(script(t) == "latin" for t in titles)
-    main = "cyrillic" if cyr >= 2 * max(1, lat) else "latin"
+def _in_script(title: str, wanted: str) -> str:
+    """The half of "Мультиподпись (Multisig)" written in `wanted` when the other half is in
+    another script, else the whole title ("The Blocksize War (2015-2017)")."""
+    both = BOTH.match(title)
+    if both:
+        halves = pure(both.group(1)), pure(both.group(2))
+        if wanted in halves and "" not in halves and halves[0] != halves[1]:
+            return both.group(1) if halves[0] == wanted else both.group(2)
+    return title
+
+
+def page_script(row: sqlite3.Row) -> str:
+    """The script a page is written in: its frontmatter language, else the language its
+    folder names, else its title's ("Сеть Lightning" is Russian although most of its letters
+    are Latin)."""
+    if row["language"]:
+        return language_script(row["language"])
+    found = language_key(row["path"])
+    if found:
+        return language_script(found[1])
+    return "cyrillic" if _CYRILLIC.search(row["title"]) else script(row["title"])
+
+
+def main_script(rows: list[sqlite3.Row], layout: Layout) -> str:
+    """The script the wiki writes in: its stated language, else its pages'."""
+    if layout.language:
+        return language_script(layout.language)
+    votes = [language_script(r["language"]) if r["language"] else script(r["title"])
+             for r in rows if r["in_pages"] and not r["catalog"]]
+    cyr, lat = votes.count("cyrillic"), votes.count("latin")
+    return "cyrillic" if cyr >= 2 * max(1, lat) else "latin"
+
+
+def suggest(conn: sqlite3.Connection, table: AliasTable, *, root: Path,
+            layout: Layout) -> list[dict]:
+    rows = conn.execute("SELECT id, path, title, aliases, catalog, language, in_pages "
+                        "FROM docs WHERE in_pages = 1 ORDER BY path").fetchall()
+    main = main_script(rows, layout)
     out: dict[tuple[str, ...], dict] = {}
 
     def add(members: list[str], why: str, *, last_fixed: bool = False) -> None:
-        members = [m.strip() for m in members if m and m.strip() and len(m) <= MAX_MEMBER]
+        members = [m.strip() for m in members if m and m.strip() and len(m) <= MAX_MEMBER
+                   and not is_address(m)]
         members = list(dict.fromkeys(members))
         if len(members) < 2:
             return
@@ -84,19 +117,16 @@ def suggest(conn: sqlite3.Connection, table: AliasTable) -> list[dict]:
         if both and pure(both.group(1)) and pure(both.group(2)) \
                 and pure(both.group(1)) != pure(both.group(2)):
             add([both.group(1), both.group(2)], f"title of {r['path']}")
-    by_key: dict[str, list[sqlite3.Row]] = {}
-    for r in rows:
-        if r["catalog"]:
-            continue
-        key = _language_key(r["path"])
-        if key:
-            by_key.setdefault(key[0], []).append(r)
-    for group in by_key.values():
-        spellings = {script(r["title"]): r for r in group}
-        if len(spellings) >= 2 and "latin" in spellings and "cyrillic" in spellings:
-            add([spellings["cyrillic"]["title"], spellings["latin"]["title"]],
-                f"parallel pages {spellings['cyrillic']['path']} and "
-                f"{spellings['latin']['path']}")
+    for group, reason in twins(conn, root):
+        by_script: dict[str, sqlite3.Row] = {}
+        for r in sorted(group, key=lambda r: (not r["in_pages"], len(r["path"]))):
+            by_script.setdefault(page_script(r), r)
+        if "latin" in by_script and "cyrillic" in by_script:
+            other = "latin" if main == "cyrillic" else "cyrillic"
+            first, last = by_script[other], by_script[main]
+            add([_in_script(first["title"], other), _in_script(last["title"], main)],
+                f"parallel pages {by_script['cyrillic']['path']} and "
+                f"{by_script['latin']['path']} ({reason})", last_fixed=True)
     for label, title, path in conn.execute(
             "SELECT l.label, d.title, d.path FROM links l JOIN docs s ON s.id = l.src "
             "JOIN docs d ON d.id = l.dst WHERE s.catalog = 1 AND l.label != '' "

@@ -3,11 +3,16 @@
 Ranking, in tiers: the exact name (any spelling: `auth middleware` is `AuthMiddleware`), then
 definitions holding all the query's words, then all of them with rare words also respelt from
 the index's own vocabulary (`handlr` -> handler), then those holding some; BM25 orders each
-tier.
+tier. Two rules cut across: for a query that is one identifier, the definitions spelt exactly
+as typed come first, then those equal but for case (`add_command` before another project's
+`AddCommand`, the class `ParameterHelp` before `parameterHelp` properties); and among the
+definitions holding every word, those under a test path (`tests/`, `test_*.py`,
+`*_test.go`, `*.test.ts`, `Tests/`, `spec/`) come after the rest.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from solograph.text.spelling import respell
@@ -45,6 +50,33 @@ JOIN projects p ON p.id = s.project_id
 WHERE s.id IN ({marks})
 ORDER BY p.name, f.path, s.line
 """
+
+
+GROUPS = (0, 0, 1, 2)  # exact and all-words definitions both hold every word of the query
+_TEST_DIRS = frozenset(("test", "tests", "spec", "specs", "__tests__", "testing", "testdata"))
+_TEST_FILE = re.compile(r"^(?:test_.*\.py|.*_test\.(?:py|go|rb|exs?)|.*_spec\.rb|"
+                        r".*\.(?:test|spec)\.[cm]?[jt]sx?|.*Tests?\.(?:java|kt|swift|cs|php))$")
+
+
+_SPELT = re.compile(r"[A-Z_]|\d|[^\W_][-.][^\W_]")  # a spelling that says something
+
+
+def is_test_path(path: str) -> bool:
+    """Whether a file is a test: under a test folder, or named as test runners find tests."""
+    parts = path.split("/")
+    return any(p.lower() in _TEST_DIRS for p in parts[:-1]) or bool(_TEST_FILE.match(parts[-1]))
+
+
+def spelling(typed: str, name: str, scope: str) -> int:
+    """0 when the definition is spelt as typed (`add_command`, or `Group.add_command`), 1 when
+    only the case differs, else 2; always 2 when the query is not one identifier with a
+    spelling of its own (a capital, an underscore, a digit: `option` says nothing of case)."""
+    if not typed:
+        return 2
+    names = (name, f"{scope.rsplit('.', 1)[-1]}.{name}" if scope else name)
+    if typed in names:
+        return 0
+    return 1 if typed.casefold() in (n.casefold() for n in names) else 2
 
 
 def _exact_ids(conn: sqlite3.Connection, query: str, key: str, extra: tuple,
@@ -103,9 +135,15 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
     if len(hits) < limit and len(terms) > 1:
         collect(3, _top(conn, match_any(terms), project_id, limit * 2))
 
-    ordered = sorted(hits.values(), key=lambda h: (h[0], ranks.get(h[2]["id"], h[1]),
-                                                    h[2]["project"], h[2]["path"],
-                                                    h[2]["line"]))[:limit]
+    typed = query.strip() if len(query.split()) == 1 and _SPELT.search(query) else ""
+
+    def order(hit: tuple[int, float, sqlite3.Row]) -> tuple:
+        tier, rank, row = hit
+        return (spelling(typed, row["name"], row["scope"]) if tier == 0 else 2,
+                GROUPS[tier], is_test_path(row["path"]) if tier < 2 else False, tier,
+                ranks.get(row["id"], rank), row["project"], row["path"], row["line"])
+
+    ordered = sorted(hits.values(), key=order)[:limit]
     return [{"project": r["project"], "path": r["path"], "line": r["line"], "kind": r["kind"],
              "name": r["name"], "scope": r["scope"],
              "score": round(-ranks.get(r["id"], rank), 3),

@@ -2,14 +2,22 @@
 
 Every query word is stemmed and searched as a prefix ("indexing" finds "index", "графами"
 finds "граф"). A word found in fewer than three chunks is also searched as its neighbour in the
-index's vocabulary (text/spelling.py). Sessions come in three passes, in turn:
+index's vocabulary (text/spelling.py); a long run-together word the index lacks is also
+searched as the words it is made of (`parsehttpresponse` as the phrase parse http response,
+text/ids.py). Sessions come in passes, in turn:
 
-1. every word as written, somewhere in the session;
-2. every word in either spelling (so a session holding the typo verbatim still comes first);
-3. any word.
+1. the query as one phrase, when it is a few words around an identifier (`spotter 4te 2`);
+2. each identifier as a phrase of its parts (`spotter_0p7`, `annotation-message-ref`: parts
+   alone match anywhere), every other word somewhere in the session;
+3. every word as written, somewhere in the session;
+4. every word in either spelling (so a session holding the typo verbatim still comes first);
+5. any word.
 
-Within a pass, sessions are ordered by the BM25 score of their best chunk. The session asking
-(when the client says which it is) is left out: its own prompt holds the very words searched.
+Within a pass, a session where one message holds every word comes first, then one where one
+chunk (a window of the conversation) does, then the rest: sibling sessions of one project
+share their vocabulary, and the one that discussed the thing holds its words together. The
+BM25 score of a session's best chunk orders the rest. The session asking (when the client says
+which it is) is left out: its own prompt holds the very words searched.
 """
 
 from __future__ import annotations
@@ -18,22 +26,30 @@ import sqlite3
 from dataclasses import dataclass
 
 from solograph.limits import bounded
-from solograph.sessions.snippets import best_entry, snippet
-from solograph.text.spelling import respell
-from solograph.text.tokens import fts_term, match_any, query_terms
+from solograph.sessions.snippets import best_entry, holds, snippet
+from solograph.text.ids import MIN_RUN, phrases, split_run
+from solograph.text.spelling import doc_count, respell
+from solograph.text.tokens import fts_term, query_terms, stem, words
 
 MAX_LIMIT = 100
-MATCH = ("all", "respelled", "some")
+MATCH = ("phrase", "phrase", "all", "respelled", "some")
+NEAR_CHUNKS = 400  # chunks holding every word looked at for the one-message test, at most
+NEAR_SESSIONS = 3  # sessions looked at per result asked for
+NEAR_READ = 3  # chunks of one session whose messages are read
 # What the user typed counts more than what was said back: people remember what they asked.
 BM25 = "bm25(chunks_fts, 3.0, 1.0)"
 
 
 @dataclass(frozen=True)
 class Terms:
-    """A query's stems and, for each, the neighbour also searched (or None)."""
+    """A query's stems and, for each, the other spelling also searched (or None): a
+    neighbour in the vocabulary, or a phrase of the words a run-together word is made of;
+    and the phrases of its identifiers, the whole query's first (text/ids.py)."""
 
     stems: tuple[str, ...]
     respelled: dict[str, str]
+    phrases: tuple[str, ...] = ()
+    whole: str = ""  # the query as one phrase, when it is a few words around an identifier
 
     def spellings(self, stem: str) -> tuple[str, ...]:
         alt = self.respelled.get(stem)
@@ -47,11 +63,30 @@ class Terms:
 def terms_of(conn: sqlite3.Connection, query: str) -> Terms:
     stems = tuple(query_terms(query, prose=True))
     respelled = {}
-    for stem in stems:
-        alt = respell(conn, "chunks_fts", "chunks_vocab", stem)
-        if alt and alt != stem:
-            respelled[stem] = alt
-    return Terms(stems, respelled)
+    written = {stem(w): w for w in reversed(words(query))}  # a stem's word as typed
+    for term in stems:
+        alt = _run_together(conn, written.get(term, term), term) or \
+            respell(conn, "chunks_fts", "chunks_vocab", term)
+        if alt and alt != term:
+            respelled[term] = alt
+    found = phrases(query)
+    whole = found[0] if found and len(found[0].split()) == len(words(query)) and \
+        len(query.split()) > 1 else ""
+    return Terms(stems, respelled, tuple(p for p in found if p != whole), whole)
+
+
+def _run_together(conn: sqlite3.Connection, word: str, term: str) -> str | None:
+    """The phrase of the words a long lowercase word the index lacks (`term` is its stem)
+    is made of."""
+    if len(word) < MIN_RUN or doc_count(conn, "chunks_fts", term, cap=1):
+        return None
+
+    def documents(piece: str) -> int:
+        row = conn.execute("SELECT doc FROM chunks_vocab WHERE term = ?", (piece,)).fetchone()
+        return row[0] if row else 0
+
+    pieces = split_run(word, documents)
+    return " ".join(stem(p) for p in pieces) if pieces else None
 
 
 @dataclass(frozen=True)
@@ -68,31 +103,84 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10,
     limit = max(1, min(limit, MAX_LIMIT))
     terms = terms_of(conn, query)
     where = f"AND {scope.where}" if scope.where else ""
+    wanted = list(dict.fromkeys([*terms.all, *terms.phrases, *filter(None, [terms.whole])]))
     best: dict[int, tuple[float, int]] = {}  # session -> (rank, chunk); rank: lower is better
     owner: dict[int, int] = {}  # chunk -> session
     for chunk, session, rank in conn.execute(
             f"SELECT c.id, c.session, {BM25} FROM chunks_fts "
             "JOIN chunks c ON c.id = chunks_fts.rowid JOIN sessions s ON s.id = c.session "
-            f"WHERE chunks_fts MATCH ? {where}", (match_any(terms.all), *scope.params)):
+            f"WHERE chunks_fts MATCH ? {where}",
+            (" OR ".join(_fts(x) for x in wanted), *scope.params)):
         owner[chunk] = session
         if session not in best or rank < best[session][0]:
             best[session] = (rank, chunk)
     if not best:
         return terms, []
     holding: dict[str, set[int]] = {}
-    for term in terms.all:
+    for term in wanted:
         holding[term] = {owner[r[0]] for r in conn.execute(
-            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (fts_term(term),))
+            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (_fts(term),))
             if r[0] in owner}
     as_written = set.intersection(*(holding[s] for s in terms.stems))
     either = set.intersection(*(set().union(*(holding[x] for x in terms.spellings(s)))
                                 for s in terms.stems))
+    phrased = either.intersection(*(holding[p] for p in terms.phrases)) if terms.phrases \
+        else set()
+    whole = holding[terms.whole] if terms.whole else set()
 
     def tier(session: int) -> int:
-        return 0 if session in as_written else 1 if session in either else 2
+        return (0 if session in whole else 1 if session in phrased else
+                2 if session in as_written else 3 if session in either else 4)
 
-    ranked = sorted(((tier(s), rank, s, chunk) for s, (rank, chunk) in best.items()))[:limit]
-    return terms, [_hit(conn, terms, t, rank, s, chunk) for t, rank, s, chunk in ranked]
+    # Closeness only reorders sessions within a pass: look at those that can reach the answer.
+    contenders = {x for _, _, x in sorted((tier(x), r, x) for x, (r, _) in best.items()
+                                          if x in either)[:NEAR_SESSIONS * limit]}
+    near = _near(conn, terms, contenders, owner)
+    for session, chunk in near.items():  # show the place where the words meet
+        if chunk is not None:
+            best[session] = (best[session][0], chunk)
+    ranked = sorted((tier(s), _closeness(near, s), rank, s, chunk)
+                    for s, (rank, chunk) in best.items())[:limit]
+    return terms, [_hit(conn, terms, t, rank, s, chunk) for t, _, rank, s, chunk in ranked]
+
+
+def _fts(term: str) -> str:
+    """A stem as a prefix; a phrase of stems as it is (both sides are stemmed, so `refs`
+    already meets `ref`, and "4 te" must not find "4 tests")."""
+    return fts_term(term) if " " not in term else '"' + term.replace('"', '""') + '"'
+
+
+def _closeness(near: dict[int, int | None], session: int) -> int:
+    """0 when one message holds every word, 1 when one chunk does, else 2."""
+    if session not in near:
+        return 2
+    return 0 if near[session] is not None else 1
+
+
+def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int],
+          owner: dict[int, int]) -> dict[int, int | None]:
+    """{session: the chunk where one message holds every word of the query, or None when
+    only a whole chunk does} for the `sessions` where one chunk holds them all."""
+    if len(terms.stems) < 2 or not sessions:
+        return {}
+    every = " AND ".join("(" + " OR ".join(_fts(x) for x in terms.spellings(s)) + ")"
+                         for s in terms.stems)
+    chunks: dict[int, list[int]] = {}
+    for (chunk,) in conn.execute(
+            f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY {BM25} LIMIT ?",
+            (every, NEAR_CHUNKS)):
+        if owner.get(chunk) in sessions:
+            chunks.setdefault(owner[chunk], []).append(chunk)
+    out: dict[int, int | None] = {}
+    for session, ids in chunks.items():
+        out[session] = None
+        for chunk in ids[:NEAR_READ]:
+            if any(all(any(holds(words, x) for x in terms.spellings(s)) for s in terms.stems)
+                   for (words,) in conn.execute("SELECT words FROM entries WHERE chunk = ?",
+                                                (chunk,))):
+                out[session] = chunk
+                break
+    return out
 
 
 def _hit(conn: sqlite3.Connection, terms: Terms, tier: int, rank: float, session: int,
@@ -101,7 +189,7 @@ def _hit(conn: sqlite3.Connection, terms: Terms, tier: int, rank: float, session
         "SELECT s.*, EXISTS (SELECT 1 FROM files f WHERE f.session_id = s.session_id "
         "AND f.kind = 'main' AND f.status = 'live') AS live FROM sessions s WHERE s.id = ?",
         (session,)).fetchone()
-    entry = best_entry(conn, chunk, terms.stems, terms.spellings)
+    entry = best_entry(conn, chunk, [*terms.stems, *terms.phrases], terms.spellings)
     return {
         **describe(row),
         "snippet": snippet(entry["text"], entry["tools"], terms.all) if entry else "",

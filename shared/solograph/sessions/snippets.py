@@ -59,6 +59,7 @@ def tools_of(raw: str) -> list[tuple[str, dict[str, str]]]:
 def snippet(text: str, tools: str, terms: Sequence[str], width: int = WINDOW) -> str:
     """A passage of about `width` characters of the message (its text, then its tool calls)
     holding as many of `terms` as fit, on one line, with "…" where it was cut."""
+    terms = list(dict.fromkeys(w for t in terms for w in t.split()))  # a phrase's words
     full = text
     if tools:
         full = f"{text}\n{tool_text(tools_of(tools))}" if text else tool_text(tools_of(tools))
