@@ -5,6 +5,7 @@ HTTP API return."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ COMMANDS = {
     "hook": "Claude Code's SessionStart and UserPromptSubmit hook (JSON on stdin; silent with "
             "exit 0 on any failure)",
     "memgate": "the memory nudge's gate: `memgate train LABELLED.jsonl`",
+    "compact": "the KB inbox's notes ready to be compacted into the wiki (lists only)",
 }
 
 
@@ -110,7 +112,22 @@ def _add_memgate(sub: argparse._SubParsersAction, help_: str) -> None:
     _json(p)
 
 
-ADD = {"kb": _add_kb, "kb-graph": _add_graph, "kb-aliases": _add_aliases, "kb-hint": _add_hint,
+def _add_compact(sub: argparse._SubParsersAction, help_: str) -> None:
+    p = _parser(sub, "compact", help_,
+                "  solograph compact                      # 3-inbox/ (or `kb: inbox:`)\n"
+                "  solograph compact --min-chars 500 --days 3\n"
+                "  solograph compact --dir notes/inbox --all --json")
+    p.add_argument("--dir", dest="folder", help="the inbox folder (default `kb: inbox:`, "
+                                                 "else 3-inbox/)")
+    p.add_argument("--min-chars", type=int, default=2000,
+                   help="longer than this many characters (default 2000)")
+    p.add_argument("--days", type=int, default=7, help="older than this many days (default 7)")
+    p.add_argument("--all", dest="include_all", action="store_true",
+                   help="every note of the inbox, each with why it is not ready")
+    _json(p)
+
+
+ADD = {"compact": _add_compact, "kb": _add_kb, "kb-graph": _add_graph, "kb-aliases": _add_aliases, "kb-hint": _add_hint,
        "index-kb": _add_index, "hook": _add_hook, "memgate": _add_memgate}
 
 
@@ -270,7 +287,23 @@ def _memgate(settings: Settings, args: argparse.Namespace) -> int:
         f"threshold {a['threshold']}; {a['features']} features written to {a['out']}"))
 
 
+def _compact(settings: Settings, args: argparse.Namespace) -> int:
+    answer = reads.read("kb_compact", _settings(settings), folder=args.folder,
+                        min_chars=args.min_chars, days=args.days,
+                        include_all=args.include_all)
+
+    def render(a: dict) -> None:
+        for d in a["documents"]:
+            state = "ready" if d["ready"] else f"not ready: {d['why']}"
+            print(f"{d['path']}  ({d['chars']} characters, {d['age_days']} days; {state})")
+        print(a["summary"])
+        for w in a.get("warnings", []):
+            print(f"warning: {w}", file=sys.stderr)
+    return emit(args, answer, render)
+
+
 RUN = {
+    "compact": _compact,
     "kb": _kb,
     "kb-graph": _graph,
     "kb-aliases": _aliases,

@@ -13,6 +13,7 @@ from solograph.kb import aliases, graph, hint, search, stacks, state
 from solograph.kb.paths import state_dir
 from solograph.kb.resolve import Resolver
 from solograph.kb.store import KbIndex
+from solograph.text.plural import plural
 from solograph.typed import NotRequired, TypedDict
 
 
@@ -54,6 +55,31 @@ class KbPage(TypedDict):
     headings: list[str]
     links: list[dict]
     backlinks: list[dict]
+    freshness: Freshness
+    note: NotRequired[str]
+
+
+class InboxDoc(TypedDict):
+    path: str
+    title: str
+    chars: int
+    age_days: float
+    modified: str
+    compacted: bool
+    ready: bool
+    why: str  # why it is not ready, "" when it is
+
+
+class KbCompact(TypedDict):
+    dir: str
+    min_chars: int
+    days: int
+    all: bool
+    count: int
+    ready: int
+    documents: list[InboxDoc]
+    summary: str
+    warnings: NotRequired[list[str]]
     freshness: Freshness
     note: NotRequired[str]
 
@@ -185,4 +211,49 @@ def kb_aliases(kb: KbIndex, *, suggest: bool = False) -> dict:
         answer["yaml"] = aliases.to_yaml([s["group"] for s in found])
     else:
         answer["table"] = [list(g) for g in table.groups]
+    return answer
+
+
+def kb_compact(kb: KbIndex, *, folder: str | None = None, min_chars: int = 2000,
+               days: int = 7, include_all: bool = False, now: float | None = None) -> dict:
+    """The inbox notes ready to be compacted into the wiki: in the inbox folder (`kb: inbox:`,
+    default 3-inbox/, or `folder`), longer than `min_chars`, older than `days`, and not marked
+    `compacted: true`; with `include_all`, every note there, each saying why it is not ready.
+    It only lists: nothing is written."""
+    import time
+
+    from solograph.freshness import iso
+
+    if min_chars < 0 or days < 0:
+        raise BadQuery("--min-chars and --days must be 0 or more")
+    where = (folder if folder is not None else kb.layout.inbox).strip().strip("/")
+    if ".." in where.split("/"):
+        raise BadQuery(f"{where!r} is not a folder inside the KB")
+    prefix = f"{where}/" if where else ""
+    now = time.time() if now is None else now
+    documents = []
+    for row in kb.conn.execute(
+            "SELECT path, title, length(body) AS chars, mtime_ns, compacted FROM docs "
+            "WHERE path >= ? AND path < ? AND catalog = 0 ORDER BY mtime_ns, path",
+            (prefix, prefix + "\U0010ffff")):
+        age = max(0.0, now - row["mtime_ns"] / 1e9) / 86400
+        why = ("marked compacted: true" if row["compacted"]
+               else f"{row['chars']} characters, under {min_chars}" if row["chars"] < min_chars
+               else f"{age:.1f} days old, under {days}" if age < days else "")
+        if why and not include_all:
+            continue
+        documents.append({"path": row["path"], "title": row["title"], "chars": row["chars"],
+                          "age_days": round(age, 1), "modified": iso(row["mtime_ns"]),
+                          "compacted": bool(row["compacted"]), "ready": not why, "why": why})
+    ready = sum(d["ready"] for d in documents)
+    answer: dict = {"dir": where or ".", "min_chars": min_chars, "days": days,
+                    "all": include_all, "count": len(documents), "ready": ready,
+                    "documents": documents,
+                    "summary": f"{plural(ready, 'note')} in {where or '.'}/ ready to compact "
+                               f"(over {min_chars} characters, older than {days} days, not "
+                               "compacted: true)"}
+    if not (kb.root / where).is_dir():
+        answer["warnings"] = [f"the KB has no {where}/ folder: set `kb: inbox:` in "
+                              f"{kb.root / '.solograph.yaml'} to the folder of your inbox "
+                              "notes, or give --dir"]
     return answer

@@ -5,6 +5,7 @@
       stacks: 1-methodology/stacks    # YAML templates for "which stack for X?" (default none)
       exclude: [archive, clients/acme]  # a bare name anywhere, or a path from the root
       memory_gate: harness/memory-gate.json  # weights for the memory nudge (default none)
+      inbox: 3-inbox/                 # notes waiting to be compacted (default 3-inbox/)
     scope: [my-app, other-app]        # the portfolio scan's (read by config.py)
 
 An unknown key, or a value of the wrong shape, is an error that names it: a typo must never
@@ -23,8 +24,9 @@ from solograph.errors import ConfigError
 
 CONFIG_FILE = ".solograph.yaml"
 TOP_LEVEL = ("kb", "scope")
-KB_KEYS = ("pages", "stacks", "exclude", "memory_gate")
+KB_KEYS = ("pages", "stacks", "exclude", "memory_gate", "inbox")
 DEFAULT_PAGES = "wiki"
+DEFAULT_INBOX = "3-inbox"
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class Layout:
     stacks: str = ""
     exclude: tuple[str, ...] = ()
     memory_gate: str = ""
+    inbox: str = DEFAULT_INBOX
 
     @property
     def pages_prefix(self) -> str:
@@ -61,7 +64,7 @@ class Layout:
     def from_json(cls, text: str) -> Layout:
         data = json.loads(text)
         return cls(pages=data["pages"], stacks=data["stacks"], exclude=tuple(data["exclude"]),
-                   memory_gate=data["memory_gate"])
+                   memory_gate=data["memory_gate"], inbox=data.get("inbox", DEFAULT_INBOX))
 
 
 def config_stat(root: Path) -> tuple[int, int] | None:
@@ -112,6 +115,7 @@ def parse_layout(text: str, where: str = CONFIG_FILE) -> Layout:
         exclude=_exclude(section.get("exclude"), where),
         memory_gate=(_folder(section.get("memory_gate"), where, "memory_gate")
                      if section.get("memory_gate") else ""),
+        inbox=_folder(section.get("inbox", DEFAULT_INBOX), where, "inbox"),
     )
 
 
