@@ -127,8 +127,9 @@ def _add_compact(sub: argparse._SubParsersAction, help_: str) -> None:
     _json(p)
 
 
-ADD = {"compact": _add_compact, "kb": _add_kb, "kb-graph": _add_graph, "kb-aliases": _add_aliases, "kb-hint": _add_hint,
-       "index-kb": _add_index, "hook": _add_hook, "memgate": _add_memgate}
+ADD = {"kb": _add_kb, "kb-graph": _add_graph, "kb-aliases": _add_aliases, "kb-hint": _add_hint,
+       "index-kb": _add_index, "hook": _add_hook, "memgate": _add_memgate,
+       "compact": _add_compact}
 
 
 def run(settings: Settings, args: argparse.Namespace) -> int:
