@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from solograph import reads
 from solograph.errors import BadQuery, ConfigError
 from solograph_services.cli.output import add_json as _json
-from solograph_services.cli.output import emit, summary
+from solograph_services.cli.output import emit, plural, summary
 from solograph_services.cli.output import parser as _parser
 
 if TYPE_CHECKING:
@@ -137,13 +137,23 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _settings(settings: Settings) -> Settings:
-    """The CLI's KB: KB_PATH, else the current folder."""
-    return settings if settings.kb_path else settings.with_(kb_path=Path.cwd())
+    """The CLI's KB: KB_PATH, else the current folder, which it says (on stderr: --json stays
+    the answer alone)."""
+    if settings.kb_path:
+        return settings
+    here = Path.cwd()
+    print(f"note: KB_PATH is not set; using the current folder {here} as the knowledge base",
+          file=sys.stderr)
+    return settings.with_(kb_path=here)
 
 
 def _kb(settings: Settings, args: argparse.Namespace) -> int:
-    settings = _settings(settings)
     words = args.query
+    if words == ["get"]:
+        raise BadQuery("`kb get` needs the page to read",
+                       hint="solograph kb get wiki/x.md (or wiki/x.md#Heading); to search for "
+                            "the word, add another: solograph kb \"get started\"")
+    settings = _settings(settings)
     if words[0] == "get" and len(words) == 2:
         return emit(args, reads.kb_get(settings, words[1]), _render_page)
     answer = reads.kb_search(settings, " ".join(words), path=args.path, pages=args.pages,
@@ -152,6 +162,8 @@ def _kb(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _render_search(a: dict) -> None:
+    for w in a.get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
     if not a["results"]:
         print(f"nothing in the knowledge base matches {a['query']!r}")
     for i, r in enumerate(a["results"], 1):
@@ -196,9 +208,11 @@ def _render_graph(a: dict) -> None:
         for x in a["links"]:
             print(f"  :{x['line']}  {x['target']} → {x['path'] or 'BROKEN'}")
         return
+    for w in a.get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
     if "hubs" in a:
-        print(f"{a['scope']}: {a['pages']} pages, {a['links']} links ({a['edges']} between "
-              "pages)")
+        print(f"{a['scope']}: {plural(a['pages'], 'page')}, {plural(a['links'], 'link')} "
+              f"({a['edges']} between pages)")
         print("hubs: " + ", ".join(f"{h['path']} ({h['inbound']})" for h in a["hubs"]))
         print("connectors: " + ", ".join(c["path"] for c in a["connectors"]))
     for b in a["broken"]:
@@ -209,7 +223,7 @@ def _render_graph(a: dict) -> None:
         print(f"missing from index.md: {p}")
     for f in a["frontmatter"]:
         print(f"frontmatter: {f['path']}: {f['problem']}")
-    print(f"{a['problems']} problems" if a["problems"] else "no problems")
+    print(plural(a["problems"], "problem") if a["problems"] else "no problems")
 
 
 def _aliases(settings: Settings, args: argparse.Namespace) -> int:
@@ -217,13 +231,13 @@ def _aliases(settings: Settings, args: argparse.Namespace) -> int:
 
     def render(a: dict) -> None:
         if "suggested" in a:
-            print(f"# {len(a['suggested'])} groups to review for {a['file']} "
+            print(f"# {plural(len(a['suggested']), 'group')} to review for {a['file']} "
                   f"({a['groups']} there now); the last member is what the others search")
             for s in a["suggested"]:
                 print(f"# {s['why']}")
                 print(f"- [{', '.join(s['group'])}]")
         else:
-            print(f"{a['file']}: {a['groups']} groups")
+            print(f"{a['file']}: {plural(a['groups'], 'group')}")
             for g in a["table"]:
                 print(f"- [{', '.join(g)}]")
     return emit(args, answer, render)

@@ -28,16 +28,22 @@ INDEX = Index(
         Answer(
             name="kb_search", run=_RUN + "kb_search", schema=_RUN + "KbSearch",
             params=(
-                Param("query", str, 'words to find, e.g. "privacy architecture"', http="q"),
+                Param("query", str, 'words to find, e.g. "privacy architecture"', None,
+                      http="q"),
                 Param("path", str, 'only pages under this folder of the KB, e.g. "wiki/"', None),
                 Param("limit", int, "how many pages, e.g. 10", 10),
                 Param("pages", bool, "only the wiki's pages", False),
                 Param("expand", bool, "add up to 3 pages the hits link to most", False),
+                Param("get", str, 'read one page whole, or one section with #Heading, instead '
+                      'of searching: a path from a result, e.g. "wiki/x.md#Setup"', None,
+                      max_length=1000),
             ),
             title="Search the knowledge base",
             description=(
                 "Full-text search over the user's own notes and wiki (markdown): decisions, "
-                "architecture, how-tos. Example: {\"query\": \"privacy architecture\"}."),
+                "architecture, how-tos. Example: {\"query\": \"privacy architecture\"}. "
+                "To read a hit whole, pass its path as `get` (a section: "
+                "{\"get\": \"wiki/x.md#Setup\"}); the answer's `page` holds its text."),
             route="/v1/kb", always_load=True),
         Answer(
             name="kb_get", run=_RUN + "kb_get", schema=_RUN + "KbPage",

@@ -10,6 +10,7 @@ import sqlite3
 from solograph.errors import BadQuery, NotFound
 from solograph.freshness import Freshness
 from solograph.kb import aliases, graph, hint, search, stacks, state
+from solograph.kb.layout import missing_folders
 from solograph.kb.paths import state_dir
 from solograph.kb.resolve import Resolver
 from solograph.kb.store import KbIndex
@@ -28,20 +29,7 @@ class PageHit(TypedDict):
     wiki: bool
 
 
-class KbSearch(TypedDict):
-    query: str
-    path: str | None
-    pages: bool
-    count: int
-    respelled: dict[str, str]
-    aliases: dict[str, str]
-    results: list[PageHit]
-    expanded: NotRequired[list[dict]]
-    freshness: Freshness
-    note: NotRequired[str]
-
-
-class KbPage(TypedDict):
+class PageText(TypedDict):
     path: str
     title: str
     description: str
@@ -55,6 +43,24 @@ class KbPage(TypedDict):
     headings: list[str]
     links: list[dict]
     backlinks: list[dict]
+
+
+class KbPage(PageText):
+    freshness: Freshness
+    note: NotRequired[str]
+
+
+class KbSearch(TypedDict):
+    query: str | None
+    path: str | None
+    pages: bool
+    count: int
+    respelled: dict[str, str]
+    aliases: dict[str, str]
+    results: list[PageHit]
+    expanded: NotRequired[list[dict]]
+    page: NotRequired[PageText]  # with `get`: the page or section read, instead of results
+    warnings: NotRequired[list[str]]
     freshness: Freshness
     note: NotRequired[str]
 
@@ -88,24 +94,36 @@ def alias_table(kb: KbIndex) -> aliases.AliasTable:
     return aliases.load(kb.conn, aliases.aliases_path(kb.root, kb.layout.pages))
 
 
-def kb_search(kb: KbIndex, *, query: str, path: str | None = None, pages: bool = False,
-              expand: bool = False, limit: int = 10) -> dict:
+def kb_search(kb: KbIndex, *, query: str | None = None, path: str | None = None,
+              pages: bool = False, expand: bool = False, limit: int = 10,
+              get: str | None = None) -> dict:
     """Pages of the knowledge base for the query, each with its best section; with no path
-    the whole KB and the wiki in turn; `expand` adds up to 3 pages the hits link to most."""
+    the whole KB and the wiki in turn; `expand` adds up to 3 pages the hits link to most;
+    `get` reads one page (or `#Heading` section) whole instead, as `page`."""
+    if get is not None and get.strip():
+        return {"query": query, "path": path, "pages": pages, "count": 0, "respelled": {},
+                "aliases": {}, "results": [], "page": kb_get(kb, ref=get)}
     if not query or not query.strip():
-        raise BadQuery("empty query", hint='give words the notes hold: "privacy architecture"')
+        raise BadQuery("empty query", hint='give words the notes hold: "privacy architecture"'
+                       ', or `get` with a page\'s path to read it')
     table = alias_table(kb)
     q = search.build_query(kb.conn, query, table)
     results = search.search(kb.conn, q, path=path, pages=pages, limit=limit)
     answer = {"query": query, "path": path, "pages": pages, "count": len(results),
               "respelled": q.respelled, "aliases": q.aliases, "results": results}
-    if table.problem:
-        answer["warnings"] = [table.problem]
+    warnings = [table.problem] if table.problem else []
+    warnings += layout_warnings(kb)
+    if warnings:
+        answer["warnings"] = warnings
     if expand:
         ids = [kb.conn.execute("SELECT id FROM docs WHERE path = ?", (r["path"],)).fetchone()[0]
                for r in results]
         answer["expanded"] = graph.expand(kb.conn, ids)
     return answer
+
+
+def layout_warnings(kb: KbIndex) -> list[str]:
+    return missing_folders(kb.root, kb.layout)
 
 
 def find_doc(kb: KbIndex, ref: str) -> sqlite3.Row:
@@ -176,7 +194,10 @@ def kb_graph(kb: KbIndex, *, path: str | None = None, page: str | None = None,
         row = find_doc(kb, page)
         return {"page": row["path"], "title": row["title"], **graph.page_links(kb.conn,
                                                                                 row["id"])}
-    return graph.report(kb.conn, path=path, check=check)
+    answer = graph.report(kb.conn, path=path, check=check)
+    if not path and layout_warnings(kb):
+        answer["warnings"] = layout_warnings(kb)
+    return answer
 
 
 def kb_hint(kb: KbIndex, *, prompt: str, session: str | None = None) -> dict:

@@ -82,9 +82,19 @@ def _pattern(line: str) -> bool:
 
 
 def _compile(base: str, lines: tuple[str, ...]) -> Rules:
+    """A pattern git would not take (a lone backslash) is dropped, as git drops it; the others
+    keep their order."""
     import pathspec  # only for a KB that has an ignore file
 
-    return Rules(base, lines, pathspec.GitIgnoreSpec.from_lines(lines))
+    def valid(line: str) -> bool:
+        try:
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except ValueError:
+            return False
+        return True
+
+    kept = tuple(line for line in lines if valid(line))
+    return Rules(base, kept, pathspec.GitIgnoreSpec.from_lines(kept))
 
 
 def ignored(levels: list[Rules], rel: str, is_dir: bool) -> bool:

@@ -67,6 +67,17 @@ class Layout:
                    memory_gate=data["memory_gate"], inbox=data.get("inbox", DEFAULT_INBOX))
 
 
+def missing_folders(root: Path, layout: Layout) -> list[str]:
+    """What the layout points at and the folder lacks, as warnings: a KB with no wiki folder
+    answers `--pages`, the graph and the hint with nothing, which must not pass for an empty
+    wiki."""
+    if layout.pages and not (root / layout.pages).is_dir():
+        return [f"the KB at {root} has no {layout.pages}/ folder, so the wiki (--pages, "
+                f"kb-graph, the prompt hint) is empty: set `kb: pages:` in its {CONFIG_FILE} "
+                "to the folder of your linked pages, or `pages: .` for the whole KB"]
+    return []
+
+
 def config_stat(root: Path) -> tuple[int, int] | None:
     """(size, mtime_ns) of the root's .solograph.yaml, or None when it has none."""
     try:

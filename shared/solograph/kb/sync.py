@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from solograph.index import Synced
-from solograph.kb.layout import Layout
+from solograph.kb.layout import Layout, missing_folders
 from solograph.kb.resolve import Resolver
 from solograph.kb.store import KbIndex, configured, open_kb
 from solograph.kb.walk import walk
@@ -351,6 +351,7 @@ def index_kb(settings: Settings) -> dict:
         report["kb"] = str(kb.root)
         report["index"] = str(settings.kb_db)
         report["pages_folder"] = kb.layout.pages or "."
+        report["warnings"] = missing_folders(kb.root, kb.layout)
         report["summary"] = (
             f"{report['docs']} documents ({report['pages']} in {report['pages_folder']}/), "
             f"{report['read']} read, {report['deleted']} dropped in {report['seconds']} s"
@@ -361,7 +362,8 @@ def index_kb(settings: Settings) -> dict:
             + (f"; {len(report['huge'])} too large to index" if report["huge"] else "")
             + (f"; {len(report['outside'])} links leaving the KB not followed"
                if report["outside"] else "")
-            + (f"; {report['unreadable']} unreadable" if report["unreadable"] else ""))
+            + (f"; {report['unreadable']} unreadable" if report["unreadable"] else "")
+            + "".join(f"\nwarning: {w}" for w in report["warnings"]))
         return report
     finally:
         kb.close()
