@@ -61,6 +61,9 @@ _MACHINE_TAGS = ("local-command-stdout", "local-command-stderr", "local-command-
 _NOTICE_TAGS = ("task-notification", "bash-input", "command-message")
 _LEADING_TAG = re.compile(r"\s*<([a-z][a-z0-9-]*)>")
 INTERRUPTED = "[Request interrupted by user"
+# Where a pasted image was: Claude Code's placeholder, not words anyone will search for.
+IMAGE_MARKER = re.compile(r"\[Image #\d+\]")
+_BLANKS = re.compile(r"[ \t]{2,}")
 
 
 @dataclass(slots=True)
@@ -227,7 +230,16 @@ def classify(text: str) -> tuple[str, str]:
             return "", ""
         if tag.group(1) in _NOTICE_TAGS:
             return "notice", stripped
+    if "[Image #" in stripped:
+        stripped = without_images(stripped)
+        if not stripped:
+            return "", ""
     return "prompt", stripped
+
+
+def without_images(text: str) -> str:
+    """`text` without `[Image #N]` markers (and the blanks they leave)."""
+    return _BLANKS.sub(" ", IMAGE_MARKER.sub("", text)).strip()
 
 
 def _reply(rec: Record, content: object) -> None:
