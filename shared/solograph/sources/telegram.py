@@ -21,6 +21,7 @@ from pathlib import Path
 from solograph import bounded_json
 from solograph.errors import BadQuery
 from solograph.sources.store import Document, put
+from solograph.text.plural import plural
 
 SOURCE = "telegram"
 MAX_TITLE = 90
@@ -159,5 +160,6 @@ def import_export(conn: sqlite3.Connection, path: Path, *, username: str = "") -
         reasons["unreadable_message"] = skipped
     return {"source": SOURCE, "file": str(path), "chats": names, "indexed": written,
             "skipped": skipped, "reasons": reasons,
-            "summary": f"{written} messages indexed from {', '.join(names)}"
-                       + (f", {skipped} unreadable messages skipped" if skipped else "")}
+            "summary": f"{plural(written, 'message')} indexed from {', '.join(names)}"
+                       + (f", {plural(skipped, 'unreadable message')} skipped"
+                          if skipped else "")}
