@@ -141,7 +141,11 @@ def _settings(settings: Settings) -> Settings:
     the answer alone)."""
     if settings.kb_path:
         return settings
-    here = Path.cwd()
+    try:
+        here = Path.cwd()
+    except FileNotFoundError:  # cron in a folder that was removed
+        raise ConfigError("KB_PATH is not set and the current folder no longer exists",
+                          hint="set KB_PATH to the folder of your notes") from None
     print(f"note: KB_PATH is not set; using the current folder {here} as the knowledge base",
           file=sys.stderr)
     return settings.with_(kb_path=here)
