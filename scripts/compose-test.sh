@@ -14,7 +14,7 @@
 #
 # Needs root (apt-get, dockerd). Knobs (environment):
 #   SOLOGRAPH_COMPOSE_STATE   engine data root and tool venv (/var/lib/solograph-compose-test)
-#   SOLOGRAPH_TEST_REDIS_PORT / _API_PORT / _MCP_PORT   test ports (6390 / 18765 / 18766)
+#   SOLOGRAPH_TEST_REDIS_PORT / _API_PORT / _MCP_PORT / _SEARCH_PORT   test ports (free ones)
 #   SOLOGRAPH_TEST_UID / _GID the uid:gid the services run as (default: whoever runs this)
 #   DEBIAN_MIRROR             for debootstrap (http://deb.debian.org/debian)
 #   SOLOGRAPH_TEST_KEEP_FIXTURE=1  keep the fixture folder for a post-mortem
@@ -31,10 +31,19 @@ SOCK="$RUNDIR/docker.sock"
 export DOCKER_HOST="unix://$SOCK"
 # A private client config: the compose plugin is linked here, the user's ~/.docker is untouched.
 export DOCKER_CONFIG="$RUNDIR/docker-config"
-export SOLOGRAPH_TEST_REDIS_PORT=${SOLOGRAPH_TEST_REDIS_PORT:-6390}
-export SOLOGRAPH_TEST_API_PORT=${SOLOGRAPH_TEST_API_PORT:-18765}
-export SOLOGRAPH_TEST_MCP_PORT=${SOLOGRAPH_TEST_MCP_PORT:-18766}
-export SOLOGRAPH_TEST_SEARCH_PORT=${SOLOGRAPH_TEST_SEARCH_PORT:-18002}
+# Test ports are free ones picked now, unless given: fixed defaults may be taken on a machine
+# that others share.
+free_ports() {
+  python3 -c 'import socket
+socks = [socket.socket() for _ in range(4)]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))'
+}
+read -r _redis _api _mcp _search < <(free_ports)
+export SOLOGRAPH_TEST_REDIS_PORT=${SOLOGRAPH_TEST_REDIS_PORT:-$_redis}
+export SOLOGRAPH_TEST_API_PORT=${SOLOGRAPH_TEST_API_PORT:-$_api}
+export SOLOGRAPH_TEST_MCP_PORT=${SOLOGRAPH_TEST_MCP_PORT:-$_mcp}
+export SOLOGRAPH_TEST_SEARCH_PORT=${SOLOGRAPH_TEST_SEARCH_PORT:-$_search}
 export SOLOGRAPH_TEST_UID=${SOLOGRAPH_TEST_UID:-$(id -u)}
 export SOLOGRAPH_TEST_GID=${SOLOGRAPH_TEST_GID:-$(id -g)}
 COMPOSE=(docker compose -f docker-compose.yml -f compose.test.yml -p "$PROJECT")
@@ -261,7 +270,8 @@ fi
 # The ports must be free: a clash would make a probe talk to someone else's service.
 python3 - <<'EOF' || die "a test port is already in use on 127.0.0.1 (set SOLOGRAPH_TEST_*_PORT)"
 import os, socket
-for name in ("SOLOGRAPH_TEST_REDIS_PORT", "SOLOGRAPH_TEST_API_PORT", "SOLOGRAPH_TEST_MCP_PORT"):
+for name in ("SOLOGRAPH_TEST_REDIS_PORT", "SOLOGRAPH_TEST_API_PORT", "SOLOGRAPH_TEST_MCP_PORT",
+             "SOLOGRAPH_TEST_SEARCH_PORT"):
     with socket.socket() as s:
         if s.connect_ex(("127.0.0.1", int(os.environ[name]))) == 0:
             raise SystemExit(f"{name}={os.environ[name]} is taken")

@@ -33,6 +33,7 @@ from solograph.sessions import upkeep
 from solograph.sessions.policy import Policy, default_policy
 from solograph.sessions.report import Report
 from solograph.store import transaction
+from solograph.text.plural import plural
 
 if TYPE_CHECKING:
     from solograph.config import Settings
@@ -196,15 +197,22 @@ def sync_sessions(settings: Settings) -> dict:
             "SELECT COUNT(*), COALESCE(SUM(NOT EXISTS (SELECT 1 FROM files f "
             "WHERE f.session_id = s.session_id AND f.kind = 'main' AND f.status = 'live')), 0), "
             "COALESCE(SUM(messages), 0) FROM sessions s").fetchone()
-        report.update(sessions=total, archived=archived, messages=messages)
+        from solograph.sessions.answers import skipped
+
+        report.update(sessions=total, archived=archived, messages=messages,
+                      skipped=skipped(conn))
+        temp = report["skipped"].get("temp", 0)
         report["summary"] = (
-            f"{total} sessions ({archived} archived), {messages} messages; this sync: "
-            f"{report['new']} new files, {report['grown']} grown, {report['reread']} re-read, "
+            f"{plural(total, 'session')} ({archived} archived), {plural(messages, 'message')}; "
+            f"this sync: {plural(report['new'], 'new file')}, {report['grown']} grown, "
+            f"{report['reread']} re-read, "
             f"{report['deleted']} deleted, {report['entries']} messages added"
             + (f", {report['purged']} purged (private)" if report["purged"] else "")
             + (f", {report['bad_lines']} bad lines skipped" if report["bad_lines"] else "")
             + (f"; {report['unreadable']} files or folders unreadable (permissions: run as "
                f"their owner)" if report["unreadable"] else "")
+            + (f"; {plural(temp, 'batch run')} from temporary folders left out"
+               if temp else "")
             + (f"; transcripts folder {report['transcripts']} not found"
                if report["missing"] else ""))
         return report
