@@ -166,8 +166,9 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = create_celery(settings) if celery is None and settings.redis_url else None
         app.state.celery = celery or owned
-        app.state.redis = (redis.Redis.from_url(settings.redis_url, socket_connect_timeout=1,
-                                                socket_timeout=1)
+        timeout = settings.broker_timeout_ms / 1000
+        app.state.redis = (redis.Redis.from_url(settings.redis_url, socket_connect_timeout=timeout,
+                                                socket_timeout=timeout)
                            if settings.redis_url else None)
         try:
             yield

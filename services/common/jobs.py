@@ -22,6 +22,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from solograph.config import Settings
 from solograph.errors import BadQuery, ConfigError, SolographError
 from solograph.indexes import all_indexes
+from solograph_services.common.publish import Transport
 
 # Redis redelivers an unacknowledged message after the visibility timeout, so it must exceed
 # the longest scan; the hard time limit stays below it so a stuck task never runs twice.
@@ -71,8 +72,13 @@ class BrokerUnavailable(SolographError):
     status = 503
 
 
-def create_celery(settings: Settings) -> Celery:
-    """The Celery app for `settings.redis_url` (broker and result backend)."""
+def create_celery(settings: Settings, *, consumer: bool = False) -> Celery:
+    """The Celery app for `settings.redis_url` (broker and result backend).
+
+    By default a client's: every broker and result-backend call gives up after
+    `settings.broker_timeout_ms`, once, without retrying, so a hung Redis (its port open, no
+    answers) is a fast BrokerUnavailable, and a publish that gave up is never sent later from a
+    retry. `consumer=True` is the worker's and beat's: Celery's own patient defaults."""
     if not settings.redis_url:
         raise ConfigError("no broker configured",
                           hint="set SOLOGRAPH_REDIS_URL, e.g. redis://127.0.0.1:6379/0, "
@@ -80,6 +86,7 @@ def create_celery(settings: Settings) -> Celery:
     backend = f"{__name__}:{SubmitOnlyRedisBackend.__name__}+{settings.redis_url}"
     jobs, names = job_table(), queues()
     app = Celery("solograph", broker=settings.redis_url, backend=backend, set_as_current=False)
+    transport = {"visibility_timeout": VISIBILITY_TIMEOUT_S, "socket_connect_timeout": 5}
     app.conf.update(
         # Each queue on its own exchange and key: bare Queue(name)s all bind to the default
         # queue's key, so a publish by that key would land in every queue.
@@ -96,13 +103,28 @@ def create_celery(settings: Settings) -> Celery:
         task_track_started=True,
         task_time_limit=TASK_TIME_LIMIT_S,
         worker_prefetch_multiplier=1,
-        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S,
-                                  "socket_connect_timeout": 5},
+        broker_transport_options=transport,
         redis_socket_connect_timeout=5,
         broker_connection_retry_on_startup=True,
         timezone="UTC",
         enable_utc=True,
     )
+    if not consumer:
+        timeout = settings.broker_timeout_ms / 1000
+        app.conf.update(
+            # Measured against a listener that accepts and never answers: without these a
+            # publish waited more than 250 s and a status read 120 s (redis_socket_timeout).
+            broker_transport=f"{Transport.__module__}:{Transport.__name__}",
+            broker_transport_options={**transport, "socket_timeout": timeout,
+                                      "socket_connect_timeout": timeout,
+                                      "publish_timeout": timeout},
+            broker_connection_timeout=timeout,
+            task_publish_retry=False,
+            redis_socket_timeout=timeout,
+            redis_socket_connect_timeout=timeout,
+            redis_retry_on_timeout=False,
+            result_backend_transport_options={"retry_policy": {"max_retries": 0}},
+        )
     return app
 
 

@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 
 def create_worker_app(settings: Settings) -> Celery:
-    app = create_celery(settings)
+    app = create_celery(settings, consumer=True)
     tasks.register(app, settings)
     app.conf.beat_schedule = beat_schedule(settings)
     return app

@@ -25,8 +25,9 @@ from tests.support import procs
 from tests.support.transcripts import Transcripts
 
 # Database numbers by user: test_api 5, the worker stack 6, the crash test 7, beat 8, locks 9,
-# the hand-over of unfinished search syncs 10.
-DB = {"api": 5, "stack": 6, "crash": 7, "beat": 8, "locks": 9, "handoff": 10}
+# the hand-over of unfinished search syncs 10, broker faults 11, lost workers 12.
+DB = {"api": 5, "stack": 6, "crash": 7, "beat": 8, "locks": 9, "handoff": 10, "faults": 11,
+      "lost": 12}
 
 
 @pytest.fixture(scope="session")
