@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
+import threading
 
 import redis
 from celery import Celery
@@ -101,15 +103,36 @@ def run_worker(settings: Settings, queues: list[str], concurrency: int) -> None:
 
 
 def run_beat(settings: Settings) -> None:
-    """Send the nightly refresh on schedule (blocks). A second beat on the broker refuses."""
+    """Send the nightly refresh on schedule (blocks). A second beat on the broker refuses, and
+    one whose lock another beat took (after a Redis restart) stops."""
     app = create_worker_app(settings)
     settings.home.mkdir(parents=True, exist_ok=True)
     client = _redis(settings)
+    lost = threading.Event()
+
+    def stop_beat() -> None:
+        # Beat's own SIGTERM handler saves the schedule and ends its loop, as `docker stop` does.
+        lost.set()
+        os.kill(os.getpid(), signal.SIGTERM)
+
     try:
-        with locks.single_beat(client, owner=f"beat@{socket.gethostname()}:{os.getpid()}"):
+        with locks.single_beat(client, owner=f"beat@{socket.gethostname()}:{os.getpid()}",
+                               ttl=beat_lock_ttl(settings), on_lost=stop_beat):
             app.Beat(schedule=str(settings.home / BEAT_SCHEDULE_FILE), loglevel="INFO").run()
+    except SystemExit:
+        if not lost.is_set():
+            raise
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
         raise BrokerUnavailable(f"beat could not reach redis: {exc}",
                                 hint="check that redis is running at SOLOGRAPH_REDIS_URL") from None
     finally:
         client.close()
+    if lost.is_set():
+        raise ConfigError("another beat took the beat lock while this one ran; this one stopped",
+                          hint="run exactly one `solograph beat`")
+
+
+def beat_lock_ttl(settings: Settings) -> float:
+    """Half the time after which a silent worker is taken for dead: a beat that died frees its
+    lock that soon, and its renewals (a third of it apart) survive a short broker outage."""
+    return settings.worker_timeout_s / 2

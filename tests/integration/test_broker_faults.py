@@ -1,5 +1,6 @@
-"""A broker that hangs, for real: a listener that accepts and never answers, and a real
-redis-server stopped with SIGSTOP under a real `solograph api`.
+"""A broker that hangs or restarts, for real: a listener that accepts and never answers, a real
+redis-server stopped with SIGSTOP under a real `solograph api`, and one restarted empty under a
+real `solograph beat`.
 
 Every broker call of the API gives up after SOLOGRAPH_BROKER_TIMEOUT_MS and answers 503, and a
 job refused that way is never queued later, not even when the stuck Redis wakes up and runs
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -23,6 +26,7 @@ import redis
 from kombu import Connection, Exchange, Producer, Queue
 
 from solograph_services.common.publish import Transport
+from solograph_services.worker import locks
 from tests.support import procs
 
 TIMEOUT_MS = 1000
@@ -137,3 +141,69 @@ def test_a_publish_redis_runs_past_its_deadline_is_dropped(redis_url: str, svc):
     finally:
         client.delete("faults-publish")
         client.close()
+
+
+BEAT_KEY = locks.PREFIX + locks.BEAT_LOCK
+
+
+def wait_for_key(client: redis.Redis, key: str, proc, log: Path, timeout: float = 30.0) -> bytes:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, log.read_text(errors="replace")[-2000:]
+        try:
+            value = client.get(key)
+        except redis.ConnectionError:
+            value = None
+        if value is not None:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"{key} was not set within {timeout} s:\n"
+                         + log.read_text(errors="replace")[-2000:])
+
+
+@pytest.mark.integration
+def test_beat_takes_its_lock_again_after_a_redis_restart(tmp_path: Path, svc):
+    """Redis keeps nothing across a restart, beat's lock included: beat takes it again with the
+    same token, so a second beat is still refused."""
+    with procs.RedisServer(log=tmp_path / "redis.log") as server:
+        home = svc.make_home(tmp_path, tmp_path / "projects", server.url())
+        env = {**home.env, "SOLOGRAPH_WORKER_TIMEOUT_S": "3"}  # a lock of 1.5 s, renewed 2/s
+        log = home.logs / "beat.log"
+        with procs.process(procs.solograph_cmd("beat"), env=env, log=log) as beat:
+            client = redis.Redis.from_url(server.url())
+            try:
+                token = wait_for_key(client, BEAT_KEY, beat, log)
+                server.restart()
+                assert client.get(BEAT_KEY) is None  # an empty server
+                assert wait_for_key(client, BEAT_KEY, beat, log) == token
+                second = subprocess.run(procs.solograph_cmd("beat"), env={**os.environ, **env},
+                                        capture_output=True, text=True, timeout=60)
+                assert second.returncode != 0, second.stderr
+                assert "another beat is already running" in second.stderr
+                time.sleep(1.5)  # three renewals later it still holds it
+                assert client.get(BEAT_KEY) == token
+                assert beat.poll() is None
+            finally:
+                client.close()
+        assert "taken again" in log.read_text(errors="replace")
+
+
+@pytest.mark.integration
+def test_beat_whose_lock_another_beat_took_stops(tmp_path: Path, svc):
+    with procs.RedisServer(log=tmp_path / "redis.log") as server:
+        home = svc.make_home(tmp_path, tmp_path / "projects", server.url())
+        env = {**home.env, "SOLOGRAPH_WORKER_TIMEOUT_S": "3"}
+        log = home.logs / "beat.log"
+        with procs.process(procs.solograph_cmd("beat"), env=env, log=log) as beat:
+            client = redis.Redis.from_url(server.url())
+            try:
+                wait_for_key(client, BEAT_KEY, beat, log)
+                # What a second beat does when it finds the key gone before this one does.
+                client.set(BEAT_KEY, "beat@elsewhere:1:0123", px=60_000)
+                code = beat.wait(timeout=30)
+            finally:
+                client.close()
+        text = log.read_text(errors="replace")
+        assert code != 0, text[-2000:]
+        assert "another beat took the beat lock" in text
+        assert "Traceback" not in text
