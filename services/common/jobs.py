@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import redis
+from billiard.exceptions import WorkerLostError
 from celery import Celery
 from celery.backends.redis import RedisBackend
 from kombu import Exchange, Queue
@@ -22,6 +24,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from solograph.config import Settings
 from solograph.errors import BadQuery, ConfigError, SolographError
 from solograph.indexes import all_indexes
+from solograph_services.common import liveness
 from solograph_services.common.publish import Transport
 
 # Redis redelivers an unacknowledged message after the visibility timeout, so it must exceed
@@ -142,12 +145,17 @@ def submit(celery: Celery, job: str, **kwargs) -> str:
     return result.id
 
 
-def job_status(celery: Celery, job_id: str) -> dict:
+def job_status(celery: Celery, job_id: str, *, client: redis.Redis | None = None,
+               worker_timeout_s: float = 60.0) -> dict:
     """{"job", "state", then "result" on success, "error" on failure, "progress" while running}.
 
-    An id Celery never saw is PENDING, like a job still waiting in its queue."""
+    An id Celery never saw is PENDING, like a job still waiting in its queue. With `client`
+    the job is first settled if its worker is gone (`liveness.reap`): FAILURE `worker_lost`
+    for a job it had started, back in its queue for one it had not."""
     result = celery.AsyncResult(job_id)
     try:
+        if client is not None:
+            liveness.reap(celery, client, timeout=worker_timeout_s, job_ids=[job_id])
         state = result.state
         names = {spec.task: name for name, spec in job_table().items()}
         out: dict = {"job": names.get(result.name or "", result.name), "state": state}
@@ -167,6 +175,8 @@ def _error(exc: object, state: str) -> dict:
     """Error text only: the traceback stays in the worker's log."""
     if isinstance(exc, SolographError):
         return {"error": exc.code, "message": exc.message}
+    if isinstance(exc, WorkerLostError):  # a pool child killed (the OOM killer, SIGKILL)
+        return {"error": liveness.WorkerLost.code, "message": str(exc)}
     if state == "REVOKED":
         return {"error": "revoked", "message": "the job was cancelled"}
     if isinstance(exc, BaseException):

@@ -63,10 +63,14 @@ def http_app(settings: Settings) -> Guard:
             yield
 
     async def health(_request: Request) -> JSONResponse:
-        stores = probes.stores(settings)
+        stores, folders = probes.stores(settings), probes.folders(settings)
         ok = all(probes.healthy(s) for s in stores.values())
-        return JSONResponse({"ok": ok, "version": __version__, "service": "mcp",
-                             "stores": stores}, status_code=200 if ok else 503)
+        body = {"ok": ok, "version": __version__, "service": "mcp", "stores": stores,
+                "folders": folders}
+        warnings = probes.warnings(folders, None)
+        if warnings:
+            body["warnings"] = warnings
+        return JSONResponse(body, status_code=200 if ok else 503)
 
     # Mount at "/" with the path inside the sub-app: mounting at "/mcp" answers 307 -> /mcp/.
     app = Starlette(routes=[Route("/health", health, methods=["GET"]), Mount("/", mcp_app)],

@@ -22,6 +22,7 @@ from solograph.errors import ConfigError
 from solograph_services.common.jobs import BrokerUnavailable, create_celery, job_table
 from solograph_services.common.jobs import queues as all_queues
 from solograph_services.worker import locks, tasks
+from solograph_services.worker.heartbeat import Heartbeat
 
 NODE_NAME = "solograph@%h"
 BEAT_SCHEDULE_FILE = "celerybeat-schedule"
@@ -96,6 +97,9 @@ def run_worker(settings: Settings, queues: list[str], concurrency: int) -> None:
             log.warning("dropped locks left by a previous %s: %s", nodename, ", ".join(dropped))
 
     worker_ready.connect(drop_stale_locks, weak=False, dispatch_uid="solograph-drop-locks")
+    # Who is alive and what each holds, so a worker killed outright loses its jobs in a minute,
+    # not in the visibility timeout's six hours.
+    Heartbeat(app, settings, NODE_NAME).connect()
     # Mingle and gossip only matter for revoke lists and events we do not use; skipping them
     # makes startup a second faster and keeps the broker quieter.
     app.worker_main(["worker", "-Q", ",".join(queues), "-c", str(concurrency), "-n", NODE_NAME,

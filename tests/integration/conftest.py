@@ -113,12 +113,13 @@ def wait_until_ready(celery, proc: subprocess.Popen, timeout: float = 30.0) -> N
 
 @contextmanager
 def worker(home: Home, *, concurrency: int = 2, log_name: str = "worker.log",
-           ) -> Iterator[subprocess.Popen]:
+           extra_env: dict[str, str] | None = None) -> Iterator[subprocess.Popen]:
     """`solograph worker` on the portfolio, sessions and kb queues, ready when it answers a ping."""
     cmd = procs.solograph_cmd("worker", "-Q", "portfolio,sessions,kb", "-c", str(concurrency))
     celery = create_celery(home.settings)
     try:
-        with procs.process(cmd, env=home.env, log=home.logs / log_name) as proc:
+        with procs.process(cmd, env={**home.env, **(extra_env or {})},
+                           log=home.logs / log_name) as proc:
             wait_until_ready(celery, proc)
             yield proc
     finally:

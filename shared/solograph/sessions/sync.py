@@ -180,6 +180,21 @@ def sync_for_read(handle: Handle, deadline: float) -> Synced:
     return Synced(pending=report["pending"], unreadable=report["unreadable"])
 
 
+def folder_access(settings: Settings) -> dict:
+    """What /health shows of the transcripts folder without syncing: the listing and an
+    access(2) check per file, the same files a sync would count as `unreadable` (a folder it may
+    not list, a transcript it may not open: a wrong SOLOGRAPH_UID)."""
+    root = settings.claude_projects
+    if root is None or not root.is_dir():
+        return {"path": str(root) if root else None, "present": False, "files": 0,
+                "unreadable": 0}
+    denied: list[str] = []
+    disk = discover(root, denied)
+    closed = sum(1 for rel in disk if not os.access(os.path.join(root, rel), os.R_OK))
+    return {"path": str(root), "present": True, "files": len(disk),
+            "unreadable": len(denied) + closed}
+
+
 def sync_sessions(settings: Settings) -> dict:
     """The write job: read new and grown transcripts into the index; report what was done and
     what the index holds."""
