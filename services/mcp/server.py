@@ -97,3 +97,5 @@ def run_stdio(settings: Settings) -> None:
 def _log_to_stderr() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Libraries stay at warnings; the gateway itself says one line per tool call.
+    logging.getLogger(tools.log.name).setLevel(logging.INFO)
