@@ -14,6 +14,7 @@ import functools
 import json
 import os
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -146,6 +147,12 @@ def test_a_publish_redis_runs_past_its_deadline_is_dropped(redis_url: str, svc):
 BEAT_KEY = locks.PREFIX + locks.BEAT_LOCK
 
 
+def probe(which: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """The compose health check of the worker or beat, as the container runs it."""
+    return subprocess.run([sys.executable, "-m", "solograph_services.worker.probe", which],
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=60)
+
+
 def wait_for_key(client: redis.Redis, key: str, proc, log: Path, timeout: float = 30.0) -> bytes:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -173,9 +180,14 @@ def test_beat_takes_its_lock_again_after_a_redis_restart(tmp_path: Path, svc):
             client = redis.Redis.from_url(server.url())
             try:
                 token = wait_for_key(client, BEAT_KEY, beat, log)
+                assert probe("beat", env).returncode == 0
                 server.restart()
                 assert client.get(BEAT_KEY) is None  # an empty server
+                unhealthy = probe("beat", env)
+                assert unhealthy.returncode == 1 or client.get(BEAT_KEY) == token, unhealthy
                 assert wait_for_key(client, BEAT_KEY, beat, log) == token
+                healthy = probe("beat", env)
+                assert healthy.returncode == 0, healthy.stdout
                 second = subprocess.run(procs.solograph_cmd("beat"), env={**os.environ, **env},
                                         capture_output=True, text=True, timeout=60)
                 assert second.returncode != 0, second.stderr
@@ -201,9 +213,12 @@ def test_beat_whose_lock_another_beat_took_stops(tmp_path: Path, svc):
                 # What a second beat does when it finds the key gone before this one does.
                 client.set(BEAT_KEY, "beat@elsewhere:1:0123", px=60_000)
                 code = beat.wait(timeout=30)
+                unhealthy = probe("beat", env)
             finally:
                 client.close()
         text = log.read_text(errors="replace")
         assert code != 0, text[-2000:]
         assert "another beat took the beat lock" in text
         assert "Traceback" not in text
+        assert unhealthy.returncode == 1
+        assert "held by beat@elsewhere" in unhealthy.stdout

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -67,6 +69,12 @@ def lost(tmp_path: Path, redis_url: str, svc) -> Iterator[dict]:
         client.close()
 
 
+def probe(env: dict[str, str]) -> subprocess.CompletedProcess:
+    """The worker container's health check, as compose runs it."""
+    return subprocess.run([sys.executable, "-m", "solograph_services.worker.probe", "worker"],
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=60)
+
+
 def kill(proc) -> None:
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
@@ -85,6 +93,8 @@ def test_a_killed_workers_started_job_is_reported_failed_and_never_reruns(lost: 
         with svc.worker(home, concurrency=1, log_name="doomed.log", extra_env=lost["env"]) as w:
             code, health = get(f"{base}/health")
             assert health["workers"]["alive"] == 1, health
+            env = {**home.env, **lost["env"]}
+            assert probe(env).returncode == 0
             job = submit(celery, "scan", registry=True)
             caught_scanning(celery, job)
             assert client.hget(liveness.JOBS, job) is not None  # recorded when received
@@ -101,6 +111,8 @@ def test_a_killed_workers_started_job_is_reported_failed_and_never_reruns(lost: 
         code, health = get(f"{base}/health")
         assert (code, health["workers"]) == (200, {"alive": 0, "names": []}), health
         assert any("no worker is alive" in w for w in health["warnings"])
+        dead = probe(env)
+        assert dead.returncode == 1 and "no heartbeat from solograph@" in dead.stdout
 
         with svc.worker(home, concurrency=1, log_name="fresh.log", extra_env=lost["env"]):
             again = svc.wait_for_job(celery, submit(celery, "scan", projects=["big0"],
@@ -147,3 +159,12 @@ def test_a_restarted_worker_settles_its_predecessors_jobs_at_once(lost: dict, sv
         assert len(liveness.alive(client, timeout=3600)) == 1
     log = (home.logs / "fresh.log").read_text(errors="replace")
     assert "earlier runs of this worker are gone" in log
+
+
+def test_the_probe_looks_for_the_node_name_the_worker_runs_under():
+    from celery.utils.nodenames import host_format
+
+    from solograph_services.worker.app import NODE_NAME
+    from solograph_services.worker.probe import worker_node
+
+    assert worker_node("box.example") == host_format(NODE_NAME, host="box.example")
