@@ -16,6 +16,7 @@ import redis
 from celery import Celery
 from celery.signals import task_postrun, task_received, worker_ready, worker_shutdown
 from celery.utils.nodenames import host_format
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from solograph.config import Settings
 from solograph_services.common import liveness
@@ -68,12 +69,14 @@ class Heartbeat:
 
     def _run(self) -> None:
         while not self._stop.wait(self.timeout / liveness.BEATS_PER_TIMEOUT):
-            self._quietly("heartbeat", self._beat)
-
-    def _beat(self) -> None:
-        client = self.client()
-        liveness.heartbeat(client, self.instance, timeout=self.timeout)
-        liveness.reap(self.app, client, timeout=self.timeout)
+            self._quietly("heartbeat", lambda: liveness.heartbeat(
+                self.client(), self.instance, timeout=self.timeout))
+            try:
+                liveness.reap(self.app, self.client(), timeout=self.timeout)
+            except (redis.RedisError, OSError, KombuOperationalError):
+                pass  # the heartbeat above has said so; the next beat tries again
+            except Exception:  # the thread's top level: a bug here must not stop heartbeats
+                log.exception("settling the jobs of dead workers failed")
 
     def _shutdown(self, **_: object) -> None:
         self._stop.set()
@@ -101,7 +104,7 @@ class Heartbeat:
         """A broker outage is logged once, not once a beat; the work goes on either way."""
         try:
             step()
-        except (redis.RedisError, OSError) as exc:
+        except (redis.RedisError, OSError, KombuOperationalError) as exc:
             if not self._failing:
                 log.warning("%s failed: %s (the broker is unreachable?)", what, exc)
             self._failing = True
