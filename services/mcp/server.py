@@ -8,6 +8,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
@@ -62,7 +63,7 @@ def http_app(settings: Settings) -> Guard:
         async with server.session_manager.run():
             yield
 
-    async def health(_request: Request) -> JSONResponse:
+    def probe() -> tuple[bool, dict]:
         stores, folders = probes.stores(settings), probes.folders(settings)
         ok = all(probes.healthy(s) for s in stores.values())
         body = {"ok": ok, "version": __version__, "service": "mcp", "stores": stores,
@@ -70,6 +71,11 @@ def http_app(settings: Settings) -> Guard:
         warnings = probes.warnings(folders, None)
         if warnings:
             body["warnings"] = warnings
+        return ok, body
+
+    async def health(_request: Request) -> JSONResponse:
+        # Off the event loop: the folder check lists every transcript, and tool calls wait.
+        ok, body = await anyio.to_thread.run_sync(probe)
         return JSONResponse(body, status_code=200 if ok else 503)
 
     # Mount at "/" with the path inside the sub-app: mounting at "/mcp" answers 307 -> /mcp/.
