@@ -51,6 +51,15 @@ return 0
 """
 
 
+# Deletes the record only if it is still exactly the one read (returns 1 when it did).
+_CLAIM = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+  return redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return 0
+"""
+
+
 class WorkerLost(SolographError):
     """The worker running a job stopped without finishing it."""
 
@@ -116,12 +125,25 @@ def reap(celery: Celery, client: redis.Redis, *, timeout: float,
         raw = client.hgetall(JOBS)
     else:
         raw = dict(zip(job_ids, client.hmget(JOBS, job_ids), strict=True))
-    entries = {_text(k): json.loads(v) for k, v in raw.items() if v is not None}
+    entries = {_text(k): (v, json.loads(v)) for k, v in raw.items() if v is not None}
     if not entries:
         return {}
     live = set(alive(client, timeout=timeout))
-    dead = {job_id: e for job_id, e in entries.items() if e.get("worker") not in live}
-    return {job_id: _settle(celery, client, job_id, entry) for job_id, entry in dead.items()}
+    out = {}
+    for job_id, (value, entry) in entries.items():
+        # Claimed first, so of several reapers (every worker, the API) exactly one settles it,
+        # and a record rewritten since it was read (another worker received the job) stays.
+        if entry.get("worker") not in live and client.eval(_CLAIM, 1, JOBS, job_id, value):
+            out[job_id] = _settle(celery, client, job_id, entry)
+    return out
+
+
+def forget_all(client: redis.Redis, instance: str) -> None:
+    """A worker stopping cleanly: what it had started has finished, and kombu has put back
+    what it held unstarted, so none of its records is needed."""
+    mine = [k for k, v in client.hgetall(JOBS).items() if json.loads(v).get("worker") == instance]
+    if mine:
+        client.hdel(JOBS, *mine)
 
 
 def _settle(celery: Celery, client: redis.Redis, job_id: str, entry: dict) -> str:
@@ -145,7 +167,6 @@ def _settle(celery: Celery, client: redis.Redis, job_id: str, entry: dict) -> st
         celery.backend.store_result(job_id, error, states.FAILURE, request=request)
         _drop_message(client, tag)
         outcome = "failed"
-    client.hdel(JOBS, job_id)
     log.warning("job %s of the lost worker %s: %s (it was %s)", job_id,
                 entry.get("worker"), outcome, state)
     return outcome

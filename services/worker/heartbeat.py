@@ -82,7 +82,10 @@ class Heartbeat:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
-        self._quietly("leaving", lambda: liveness.leave(self.client(), self.instance))
+        def leave() -> None:
+            liveness.forget_all(self.client(), self.instance)
+            liveness.leave(self.client(), self.instance)
+        self._quietly("leaving", leave)
 
     def _received(self, request: object = None, **_: object) -> None:
         task_id = getattr(request, "id", None)

@@ -161,6 +161,21 @@ def test_a_restarted_worker_settles_its_predecessors_jobs_at_once(lost: dict, sv
     assert "earlier runs of this worker are gone" in log
 
 
+@pytest.mark.integration
+def test_a_worker_stopped_cleanly_leaves_no_records_and_counts_out_at_once(lost: dict, svc):
+    home, client, celery = lost["home"], lost["client"], lost["celery"]
+    env = {"SOLOGRAPH_WORKER_TIMEOUT_S": "3600"}  # nothing here may wait for the timeout
+    with svc.worker(home, concurrency=1, log_name="stopped.log", extra_env=env):
+        spec = job_table()["registry"]
+        job = celery.send_task(spec.task, queue=spec.queue, countdown=600).id
+        wait_for("the worker never received the job", lambda: client.hget(liveness.JOBS, job))
+        assert len(liveness.alive(client, timeout=3600)) == 1
+    # SIGTERM: Celery's warm shutdown; kombu puts the held job back, the worker leaves.
+    assert liveness.alive(client, timeout=3600) == []
+    assert client.hlen(liveness.JOBS) == 0
+    assert client.llen("portfolio") == 1 and client.hlen("unacked") == 0
+
+
 def test_the_probe_looks_for_the_node_name_the_worker_runs_under():
     from celery.utils.nodenames import host_format
 
