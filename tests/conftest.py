@@ -7,11 +7,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # for `tests.support`
 
 from solograph.config import Settings  # noqa: E402
+
+# Generated-input tests draw the same examples on every run, so a clean run never fails on an
+# example nobody has seen; HYPOTHESIS_PROFILE=explore draws new ones (and keeps what fails).
+hypothesis_settings.register_profile("repeatable", derandomize=True, database=None)
+hypothesis_settings.register_profile("explore", derandomize=False)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 CORPORA_SKIP = ("needs the real corpora: set SOLOGRAPH_CORPORA to their folder "
                 "(transcripts/, the wikis); skipped without it")

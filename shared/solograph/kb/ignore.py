@@ -33,7 +33,12 @@ class Rules:
         found = self.spec.check_file(sub + "/" if is_dir else sub)
         if found.include is None:
             return None
-        if is_dir and found.include and _contents_only(self.lines[found.index], sub):
+        pattern = self.lines[found.index].strip()
+        if is_dir and found.include and _contents_only(pattern, sub):
+            return None
+        if not is_dir and not found.include and pattern.endswith("/"):
+            # `!dir/` re-includes folders, never a file under one: git leaves the file to
+            # the patterns above (pathspec counts it as matched through its folder).
             return None
         return bool(found.include)
 
