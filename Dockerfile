@@ -50,7 +50,13 @@ RUN pip install --no-cache-dir --no-deps . \
 # image folder it is mounted over, so /data is made 1777 (like /tmp: any uid may create files,
 # only the owner may delete them) and every uid can create its SQLite files there.
 # /repos, /kb and /claude-projects are the mount points of the read-only host folders.
+# The gid the services run as (compose passes SOLOGRAPH_GID) gets a name in the image's group
+# database: Celery takes a gid it cannot look up for root's, and the worker warned "running with
+# superuser privileges" at every start although it ran as an ordinary uid (checked: uid and gid
+# 54321 with no group entry warn; the same uid with gid 65534, which has one, does not).
+ARG SOLOGRAPH_GID=1000
 RUN groupadd --gid 10001 solograph \
+    && { getent group "$SOLOGRAPH_GID" >/dev/null || groupadd --gid "$SOLOGRAPH_GID" host; } \
     && useradd --uid 10001 --gid 10001 --home-dir /data --no-create-home \
        --shell /usr/sbin/nologin solograph \
     && mkdir -p /data /repos /kb /claude-projects \

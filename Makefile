@@ -14,7 +14,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The header says what the run found: redis-server for the integration tests, the corpora
+# through SOLOGRAPH_CORPORA; what is missing is skipped with that reason.
 test: $(STAMP)
+	@command -v redis-server >/dev/null || [ -n "$$REDIS_URL" ] || echo "make test: redis-server not found: the integration tests that need a broker are skipped (apt-get install redis-server)"
+	@[ -d "$$SOLOGRAPH_CORPORA" ] || echo "make test: SOLOGRAPH_CORPORA is not set: the tests on the real corpora are skipped (set it to the corpora folder)"
 	$(PY) -m pytest
 
 lint: $(STAMP)
@@ -25,10 +29,13 @@ bench: $(STAMP)
 
 bench-all: bench
 	$(PY) bench/api_bench.py
+	$(PY) bench/startup_bench.py
 	$(PY) bench/kb_bench.py
 	$(PY) bench/sources_bench.py
 	$(PY) bench/sessions_bench.py
 	$(PY) bench/semantic_bench.py
+	$(PY) bench/secrets_bench.py
+	$(PY) bench/secrets_linear_bench.py
 
 eval: $(STAMP)
 	$(PY) evals/run.py --check

@@ -14,8 +14,9 @@
 #
 # Needs root (apt-get, dockerd). Knobs (environment):
 #   SOLOGRAPH_COMPOSE_STATE   engine data root and tool venv (/var/lib/solograph-compose-test)
-#   SOLOGRAPH_TEST_REDIS_PORT / _API_PORT / _MCP_PORT   test ports (6390 / 18765 / 18766)
-#   SOLOGRAPH_TEST_UID / _GID the uid:gid the services run as (default: whoever runs this)
+#   SOLOGRAPH_TEST_REDIS_PORT / _API_PORT / _MCP_PORT / _SEARCH_PORT   test ports (free ones)
+#   SOLOGRAPH_TEST_UID / _GID the uid:gid the services run as (default: whoever runs this;
+#                             1000:1000 when that is root)
 #   DEBIAN_MIRROR             for debootstrap (http://deb.debian.org/debian)
 #   SOLOGRAPH_TEST_KEEP_FIXTURE=1  keep the fixture folder for a post-mortem
 set -Eeuo pipefail
@@ -31,12 +32,24 @@ SOCK="$RUNDIR/docker.sock"
 export DOCKER_HOST="unix://$SOCK"
 # A private client config: the compose plugin is linked here, the user's ~/.docker is untouched.
 export DOCKER_CONFIG="$RUNDIR/docker-config"
-export SOLOGRAPH_TEST_REDIS_PORT=${SOLOGRAPH_TEST_REDIS_PORT:-6390}
-export SOLOGRAPH_TEST_API_PORT=${SOLOGRAPH_TEST_API_PORT:-18765}
-export SOLOGRAPH_TEST_MCP_PORT=${SOLOGRAPH_TEST_MCP_PORT:-18766}
-export SOLOGRAPH_TEST_SEARCH_PORT=${SOLOGRAPH_TEST_SEARCH_PORT:-18002}
-export SOLOGRAPH_TEST_UID=${SOLOGRAPH_TEST_UID:-$(id -u)}
-export SOLOGRAPH_TEST_GID=${SOLOGRAPH_TEST_GID:-$(id -g)}
+# Test ports are free ones picked now, unless given: fixed defaults may be taken on a machine
+# that others share.
+free_ports() {
+  python3 -c 'import socket
+socks = [socket.socket() for _ in range(4)]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))'
+}
+read -r _redis _api _mcp _search < <(free_ports)
+export SOLOGRAPH_TEST_REDIS_PORT=${SOLOGRAPH_TEST_REDIS_PORT:-$_redis}
+export SOLOGRAPH_TEST_API_PORT=${SOLOGRAPH_TEST_API_PORT:-$_api}
+export SOLOGRAPH_TEST_MCP_PORT=${SOLOGRAPH_TEST_MCP_PORT:-$_mcp}
+export SOLOGRAPH_TEST_SEARCH_PORT=${SOLOGRAPH_TEST_SEARCH_PORT:-$_search}
+# The services run as an ordinary user, as in real use (compose's default is 1000:1000), even
+# when this script runs as root.
+if [ "$(id -u)" = 0 ]; then DEFAULT_UID=1000 DEFAULT_GID=1000; else DEFAULT_UID=$(id -u) DEFAULT_GID=$(id -g); fi
+export SOLOGRAPH_TEST_UID=${SOLOGRAPH_TEST_UID:-$DEFAULT_UID}
+export SOLOGRAPH_TEST_GID=${SOLOGRAPH_TEST_GID:-$DEFAULT_GID}
 COMPOSE=(docker compose -f docker-compose.yml -f compose.test.yml -p "$PROJECT")
 
 STARTED=$(date +%s)
@@ -261,7 +274,8 @@ fi
 # The ports must be free: a clash would make a probe talk to someone else's service.
 python3 - <<'EOF' || die "a test port is already in use on 127.0.0.1 (set SOLOGRAPH_TEST_*_PORT)"
 import os, socket
-for name in ("SOLOGRAPH_TEST_REDIS_PORT", "SOLOGRAPH_TEST_API_PORT", "SOLOGRAPH_TEST_MCP_PORT"):
+for name in ("SOLOGRAPH_TEST_REDIS_PORT", "SOLOGRAPH_TEST_API_PORT", "SOLOGRAPH_TEST_MCP_PORT",
+             "SOLOGRAPH_TEST_SEARCH_PORT"):
     with socket.socket() as s:
         if s.connect_ex(("127.0.0.1", int(os.environ[name]))) == 0:
             raise SystemExit(f"{name}={os.environ[name]} is taken")
@@ -477,3 +491,47 @@ if status != 200 or not first.get("url", "").endswith("/posts/tierwise") or not 
 print(f"[compose-test] ok   crawl job on the worker -> search service: {first['title']} "
       f"({first['upvotes']} upvotes) at {first['url']}", flush=True)
 EOF
+
+# Faults: the worker runs as an ordinary uid without Celery's superuser warning (the image names
+# its gid); /health counts the worker alive and shows the transcripts folder; after a Redis
+# restart (it keeps nothing) beat takes its lock again and stays the only beat, and the worker's
+# heartbeat comes back. compose.test.yml sets SOLOGRAPH_WORKER_TIMEOUT_S short for this.
+if [ "$SOLOGRAPH_TEST_UID" != 0 ]; then
+  if "${COMPOSE[@]}" logs --no-color worker | grep -q "superuser privileges"; then
+    die "the worker (uid $SOLOGRAPH_TEST_UID) warns that it runs with superuser privileges"
+  fi
+  log "ok   no superuser warning from the worker running as $SOLOGRAPH_TEST_UID:$SOLOGRAPH_TEST_GID"
+fi
+health_field() {  # health_field EXPR: a field of the API's /health, e.g. 'h["workers"]["alive"]'
+  "$PROBE_PY" -c "import json, sys, urllib.request
+try:
+    r = urllib.request.urlopen('http://127.0.0.1:$SOLOGRAPH_TEST_API_PORT/health', timeout=10)
+    h = json.load(r)
+except Exception as exc:
+    h = json.load(exc) if hasattr(exc, 'read') else {}
+print($1)" 2>/dev/null || echo "?"
+}
+wait_probe() {  # wait_probe SERVICE: until its container health check passes (60 s at most)
+  local i
+  for i in $(seq 1 120); do
+    if "${COMPOSE[@]}" exec -T "$1" python -m solograph_services.worker.probe "$1" >/dev/null 2>&1
+    then return 0; fi
+    sleep 0.5
+  done
+  return 1
+}
+[ "$(health_field 'h["workers"]["alive"]')" = 1 ] || die "/health does not count the worker alive"
+[ "$(health_field 'h["folders"]["sessions"]["present"]')" = True ] \
+  || die "/health does not show the transcripts folder"
+log "ok   /health: 1 worker alive, transcripts folder present"
+wait_probe beat || die "beat's health check fails before any fault"
+"${COMPOSE[@]}" restart redis >/dev/null
+log "redis restarted (empty)"
+wait_probe beat || die "beat did not take its lock again after the redis restart"
+wait_probe worker || die "the worker's heartbeat did not come back after the redis restart"
+if second=$("${COMPOSE[@]}" run --rm --no-deps -T beat 2>&1); then
+  die "a second beat was accepted after the redis restart"
+fi
+echo "$second" | grep -q "another beat is already running" \
+  || die "a second beat failed, but not because one already runs: $second"
+log "ok   after a redis restart beat holds its lock again, a second beat is refused, the worker is back"

@@ -29,6 +29,7 @@ from solograph.errors import BadQuery, ConfigError, SolographError
 from solograph.index import Answer
 from solograph.indexes import all_answers
 from solograph_services.common import health as probes
+from solograph_services.common import liveness
 from solograph_services.common.errors import status_of
 from solograph_services.common.handoff import Handoff
 from solograph_services.common.jobs import create_celery, job_status, job_table, submit
@@ -184,8 +185,9 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = create_celery(settings) if celery is None and settings.redis_url else None
         app.state.celery = celery or owned
-        app.state.redis = (redis.Redis.from_url(settings.redis_url, socket_connect_timeout=1,
-                                                socket_timeout=1)
+        timeout = settings.broker_timeout_ms / 1000
+        app.state.redis = (redis.Redis.from_url(settings.redis_url, socket_connect_timeout=timeout,
+                                                socket_timeout=timeout)
                            if settings.redis_url else None)
         try:
             yield
@@ -266,23 +268,30 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
              summary="A job's state, then its result or its error (never a traceback)")
     def get_job(request: Request,
                 job_id: Annotated[str, PathParam(pattern=r"^[A-Za-z0-9-]{1,64}$")]) -> Response:
-        return _answer(job_status(broker(request), job_id))
+        return _answer(job_status(broker(request), job_id, client=request.app.state.redis,
+                                  worker_timeout_s=settings.worker_timeout_s))
 
     @app.get("/health", tags=["health"], responses={503: {"description": "not ready"}},
-             summary="Every store readable, redis reachable (no token needed)")
+             summary="Every store readable, redis reachable; workers alive, folders readable")
     def health(request: Request) -> Response:
         client = getattr(request.app.state, "redis", None)
-        reachable = False
+        reachable, workers = False, None
         if client is not None:
             try:
                 reachable = bool(client.ping())
+                workers = liveness.workers(client, timeout=settings.worker_timeout_s)
             except redis.RedisError:
-                reachable = False
-        stores = probes.stores(settings)
+                pass
+        stores, folders = probes.stores(settings), probes.folders(settings)
         ok = (all(probes.healthy(s) for s in stores.values())
               and (reachable or not settings.redis_url))
-        body = {"ok": ok, "version": __version__, "stores": stores,
+        body = {"ok": ok, "version": __version__, "stores": stores, "folders": folders,
                 "redis": {"configured": bool(settings.redis_url), "reachable": reachable}}
+        if workers is not None:
+            body["workers"] = workers
+        warnings = probes.warnings(folders, workers)
+        if warnings:
+            body["warnings"] = warnings
         return Response(reads.to_json(body), status_code=200 if ok else 503,
                         media_type="application/json")
 

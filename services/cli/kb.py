@@ -5,13 +5,14 @@ HTTP API return."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from solograph import reads
 from solograph.errors import BadQuery, ConfigError
 from solograph_services.cli.output import add_json as _json
-from solograph_services.cli.output import emit, summary
+from solograph_services.cli.output import emit, plural, summary
 from solograph_services.cli.output import parser as _parser
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ COMMANDS = {
     "hook": "Claude Code's SessionStart and UserPromptSubmit hook (JSON on stdin; silent with "
             "exit 0 on any failure)",
     "memgate": "the memory nudge's gate: `memgate train LABELLED.jsonl`",
+    "compact": "the KB inbox's notes ready to be compacted into the wiki (lists only)",
 }
 
 
@@ -110,8 +112,24 @@ def _add_memgate(sub: argparse._SubParsersAction, help_: str) -> None:
     _json(p)
 
 
+def _add_compact(sub: argparse._SubParsersAction, help_: str) -> None:
+    p = _parser(sub, "compact", help_,
+                "  solograph compact                      # 3-inbox/ (or `kb: inbox:`)\n"
+                "  solograph compact --min-chars 500 --days 3\n"
+                "  solograph compact --dir notes/inbox --all --json")
+    p.add_argument("--dir", dest="folder", help="the inbox folder (default `kb: inbox:`, "
+                                                 "else 3-inbox/)")
+    p.add_argument("--min-chars", type=int, default=2000,
+                   help="longer than this many characters (default 2000)")
+    p.add_argument("--days", type=int, default=7, help="older than this many days (default 7)")
+    p.add_argument("--all", dest="include_all", action="store_true",
+                   help="every note of the inbox, each with why it is not ready")
+    _json(p)
+
+
 ADD = {"kb": _add_kb, "kb-graph": _add_graph, "kb-aliases": _add_aliases, "kb-hint": _add_hint,
-       "index-kb": _add_index, "hook": _add_hook, "memgate": _add_memgate}
+       "index-kb": _add_index, "hook": _add_hook, "memgate": _add_memgate,
+       "compact": _add_compact}
 
 
 def run(settings: Settings, args: argparse.Namespace) -> int:
@@ -119,13 +137,27 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _settings(settings: Settings) -> Settings:
-    """The CLI's KB: KB_PATH, else the current folder."""
-    return settings if settings.kb_path else settings.with_(kb_path=Path.cwd())
+    """The CLI's KB: KB_PATH, else the current folder, which it says (on stderr: --json stays
+    the answer alone)."""
+    if settings.kb_path:
+        return settings
+    try:
+        here = Path.cwd()
+    except FileNotFoundError:  # cron in a folder that was removed
+        raise ConfigError("KB_PATH is not set and the current folder no longer exists",
+                          hint="set KB_PATH to the folder of your notes") from None
+    print(f"note: KB_PATH is not set; using the current folder {here} as the knowledge base",
+          file=sys.stderr)
+    return settings.with_(kb_path=here)
 
 
 def _kb(settings: Settings, args: argparse.Namespace) -> int:
-    settings = _settings(settings)
     words = args.query
+    if words == ["get"]:
+        raise BadQuery("`kb get` needs the page to read",
+                       hint="solograph kb get wiki/x.md (or wiki/x.md#Heading); to search for "
+                            "the word, add another: solograph kb \"get started\"")
+    settings = _settings(settings)
     if words[0] == "get" and len(words) == 2:
         return emit(args, reads.kb_get(settings, words[1]), _render_page)
     answer = reads.kb_search(settings, " ".join(words), path=args.path, pages=args.pages,
@@ -134,6 +166,8 @@ def _kb(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _render_search(a: dict) -> None:
+    for w in a.get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
     if not a["results"]:
         print(f"nothing in the knowledge base matches {a['query']!r}")
     for i, r in enumerate(a["results"], 1):
@@ -178,9 +212,11 @@ def _render_graph(a: dict) -> None:
         for x in a["links"]:
             print(f"  :{x['line']}  {x['target']} → {x['path'] or 'BROKEN'}")
         return
+    for w in a.get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
     if "hubs" in a:
-        print(f"{a['scope']}: {a['pages']} pages, {a['links']} links ({a['edges']} between "
-              "pages)")
+        print(f"{a['scope']}: {plural(a['pages'], 'page')}, {plural(a['links'], 'link')} "
+              f"({a['edges']} between pages)")
         print("hubs: " + ", ".join(f"{h['path']} ({h['inbound']})" for h in a["hubs"]))
         print("connectors: " + ", ".join(c["path"] for c in a["connectors"]))
     for b in a["broken"]:
@@ -191,7 +227,7 @@ def _render_graph(a: dict) -> None:
         print(f"missing from index.md: {p}")
     for f in a["frontmatter"]:
         print(f"frontmatter: {f['path']}: {f['problem']}")
-    print(f"{a['problems']} problems" if a["problems"] else "no problems")
+    print(plural(a["problems"], "problem") if a["problems"] else "no problems")
 
 
 def _aliases(settings: Settings, args: argparse.Namespace) -> int:
@@ -199,13 +235,13 @@ def _aliases(settings: Settings, args: argparse.Namespace) -> int:
 
     def render(a: dict) -> None:
         if "suggested" in a:
-            print(f"# {len(a['suggested'])} groups to review for {a['file']} "
+            print(f"# {plural(len(a['suggested']), 'group')} to review for {a['file']} "
                   f"({a['groups']} there now); the last member is what the others search")
             for s in a["suggested"]:
                 print(f"# {s['why']}")
                 print(f"- [{', '.join(s['group'])}]")
         else:
-            print(f"{a['file']}: {a['groups']} groups")
+            print(f"{a['file']}: {plural(a['groups'], 'group')}")
             for g in a["table"]:
                 print(f"- [{', '.join(g)}]")
     return emit(args, answer, render)
@@ -270,7 +306,23 @@ def _memgate(settings: Settings, args: argparse.Namespace) -> int:
         f"threshold {a['threshold']}; {a['features']} features written to {a['out']}"))
 
 
+def _compact(settings: Settings, args: argparse.Namespace) -> int:
+    answer = reads.read("kb_compact", _settings(settings), folder=args.folder,
+                        min_chars=args.min_chars, days=args.days,
+                        include_all=args.include_all)
+
+    def render(a: dict) -> None:
+        for d in a["documents"]:
+            state = "ready" if d["ready"] else f"not ready: {d['why']}"
+            print(f"{d['path']}  ({d['chars']} characters, {d['age_days']} days; {state})")
+        print(a["summary"])
+        for w in a.get("warnings", []):
+            print(f"warning: {w}", file=sys.stderr)
+    return emit(args, answer, render)
+
+
 RUN = {
+    "compact": _compact,
     "kb": _kb,
     "kb-graph": _graph,
     "kb-aliases": _aliases,

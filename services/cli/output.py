@@ -10,6 +10,9 @@ from collections.abc import Callable
 
 from solograph.errors import SolographError
 from solograph.reads import to_json
+from solograph.text.plural import plural
+
+__all__ = ["plural"]  # every command counts in words the same way
 
 
 class Formatter(argparse.RawDescriptionHelpFormatter):
@@ -65,11 +68,6 @@ def report_error(exc: SolographError, args: argparse.Namespace | None) -> int:
 
 def summary(a: dict) -> None:
     print(a["summary"])
-
-
-def plural(n: int, word: str) -> str:
-    """`1 file`, `2 files`."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def parser(sub: argparse._SubParsersAction, name: str, help_: str, epilog: str = "",

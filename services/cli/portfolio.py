@@ -116,7 +116,8 @@ def _render_stats(a: dict) -> None:
           f"{plural(a['files'], 'file')}, {plural(a['lines'], 'line')}, "
           f"{plural(a['definitions'], 'definition')}, {plural(a['packages'], 'package')}")
     for x in a["languages"]:
-        print(f"  {x['language']:<12} {x['files']:>7} files {x['definitions']:>8} definitions")
+        print(f"  {x['language']:<12} {plural(x['files'], 'file'):>13} "
+              f"{plural(x['definitions'], 'definition'):>20}")
     if a["parsed_in_part"]:
         print(f"  parsed in part (a syntax error): {plural(a['parsed_in_part'], 'file')}")
     if a["skipped"]:
@@ -147,7 +148,8 @@ def _render_dupes(a: dict) -> None:
 
 def _render_projects(a: dict) -> None:
     for p in a["projects"]:
-        print(f"{p['name']:<30} {p['files']:>6} files {p['definitions']:>7} defs  {p['path']}")
+        print(f"{p['name']:<30} {plural(p['files'], 'file'):>12} "
+              f"{plural(p['definitions'], 'def'):>12}  {p['path']}")
 
 
 RENDER: dict[str, Callable[[dict], None]] = {
@@ -179,6 +181,8 @@ def _scan(settings: Settings, args: argparse.Namespace) -> int:
         if a.get("registry") and a["registry"]["added"]:
             print(f"registry: added {', '.join(a['registry']['added'])}")
         print(a["summary"])
+        for w in (a.get("registry") or {}).get("warnings", []):
+            print(f"warning: {w}", file=sys.stderr)
     return emit(args, report, render)
 
 
@@ -201,5 +205,7 @@ def _render_registry(a: dict) -> None:
         print(f"missing: {name} (its folder is gone)")
     for name in a.get("purged", []):
         print(f"purged: {name} (its folder is now private)")
+    for w in a.get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
     print(f"{plural(len(a['projects']), 'project')} registered "
           f"(scan paths: {', '.join(a['scan_paths'])})")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from solograph import reads
 from solograph.errors import BadQuery
-from solograph_services.cli.output import Formatter, add_json, emit, summary
+from solograph_services.cli.output import Formatter, add_json, emit, plural, summary
 
 if TYPE_CHECKING:
     from solograph.config import Settings
@@ -52,6 +52,10 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
 
         return emit(args, sync_sessions(settings), summary)
     words = args.query
+    if words == ["export"]:
+        raise BadQuery("`sessions export` needs the session's id",
+                       hint='solograph sessions export ID (the id of a `solograph sessions '
+                            '"words"` result); to search for the word, add another')
     if words[0] == "export" and len(words) == 2:
         return _export(settings, args, words[1])
     if args.format:
@@ -64,12 +68,15 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _render_sessions(a: dict) -> None:
+    for w in a.get("warnings", []):
+        print(f"warning: {w}", file=sys.stderr)
     if not a["results"]:
         print(f"no sessions match {a['query']!r}")
     for i, r in enumerate(a["results"], 1):
         when = f"{r['first'][:16].replace('T', ' ')} → {r['last'][:16].replace('T', ' ')}"
         print(f"{i}. {r['title'] or '(untitled)'}")
-        print(f"   {r['project']} · {when} · {r['messages']} messages · {r['match']} words")
+        print(f"   {r['project']} · {when} · {plural(r['messages'], 'message')} · "
+              f"{r['match']} words")
         print(f"   {r['resume'] or 'session ' + r['session'] + ' (transcript deleted)'}")
         if r["snippet"]:
             print(f"   {r['snippet']}")

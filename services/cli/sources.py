@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from solograph import reads
 from solograph.errors import BadQuery
 from solograph.sources import CRAWLS
-from solograph_services.cli.output import Formatter, emit
+from solograph_services.cli.output import Formatter, emit, plural
 
 if TYPE_CHECKING:
     from solograph.config import Settings
@@ -32,7 +32,9 @@ EPILOG = """examples:
   solograph sources import-telegram ~/Downloads/ChatExport/result.json
   solograph sources crawl producthunt      polite: robots.txt, throttled, clear user agent
   solograph sources topic pricing "price tiers" paywall    extend the topics table
+  solograph sources index-youtube --import-file 'Talk [dQw4w9WgXcQ].info.json'
   solograph sources delete youtube/dQw4w9WgXcQ
+  solograph sources delete telegram        a whole source
 """
 
 
@@ -63,8 +65,9 @@ def add(sub: argparse._SubParsersAction, name: str) -> None:
     q.add_argument("video", help="a video id or URL")
     q.add_argument("-n", "--limit", type=int, default=10, help="how many (default 10)")
     _json(q)
-    q = actions.add_parser("delete", help="remove SOURCE/ID (a video with all its chunks)")
-    q.add_argument("key", metavar="SOURCE/ID", help="e.g. youtube/dQw4w9WgXcQ")
+    q = actions.add_parser("delete", help="remove SOURCE/ID (a video with all its chunks), or "
+                                          "a whole SOURCE")
+    q.add_argument("key", metavar="SOURCE[/ID]", help="e.g. youtube/dQw4w9WgXcQ, or telegram")
     _json(q)
     q = actions.add_parser("index-youtube", help="index videos (URLs, ids) or a channel's newest")
     q.add_argument("urls", nargs="*", metavar="URL", help="video URLs or ids")
@@ -72,6 +75,9 @@ def add(sub: argparse._SubParsersAction, name: str) -> None:
     q.add_argument("-n", "--limit", type=int, default=10,
                    help="how many of the channel's newest videos (default 10)")
     q.add_argument("--force", action="store_true", help="index videos already indexed again")
+    q.add_argument("--import-file", metavar="INFO.json", type=Path, action="append",
+                   help="a saved yt-dlp info dict (--write-info-json), its .vtt beside it: "
+                        "indexed offline (repeatable)")
     _json(q)
     q = actions.add_parser("import-telegram", help="index a Telegram Desktop export")
     q.add_argument("path", type=Path, help="the export's result.json")
@@ -105,12 +111,14 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     if action == "delete":
         return emit(args, sync.delete_source(settings, args.key), _render_deleted)
     if action == "index-youtube":
-        if not args.urls and not args.channel:
-            raise BadQuery("give video URLs or a channel",
+        if not args.urls and not args.channel and not args.import_file:
+            raise BadQuery("give video URLs, a channel or --import-file",
                            hint="solograph sources index-youtube -c GregIsenberg -n 10")
         answer = sync.index_youtube(settings, args.urls, channel=args.channel, limit=args.limit,
-                                    force=args.force)
-        return emit(args, answer, _render_report)
+                                    force=args.force, import_files=args.import_file)
+        emit(args, answer, _render_report)
+        # Every video failing is a failed run (cron and scripts see it), not a quiet 0.
+        return 1 if answer["failed"] and not answer["indexed"] and not answer["skipped"] else 0
     if action == "import-telegram":
         answer = sync.import_telegram(settings, args.path, username=args.username)
         return emit(args, answer, _render_report)
@@ -158,7 +166,8 @@ def _render_tags(a: dict) -> None:
 
 
 def _render_deleted(a: dict) -> None:
-    print(f"deleted {a['deleted']}: {a['documents']} documents, {a['videos']} videos")
+    print(f"deleted {a['deleted']}: {plural(a['documents'], 'document')}, "
+          f"{plural(a['videos'], 'video')}")
 
 
 def _render_report(a: dict) -> None:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from solograph_services.cli.output import add_json, emit, parser
+from solograph_services.cli.output import add_json, emit, parser, plural
 
 if TYPE_CHECKING:
     from solograph.config import Settings
@@ -42,7 +42,8 @@ def _render(a: dict) -> None:
         return "n/a" if x is None else f"{x:.0%}"
 
     sessions = "no session index" if n["sessions"] is None else \
-        f"{n['reaching_sessions']} of {n['sessions']} sessions"
+        "no sessions in the period" if not n["sessions"] else \
+        f"{n['reaching_sessions']} of {plural(n['sessions'], 'session')}"
     print(f"last {a['days']} days, calls made inside agent sessions:")
     print(f"  reach               {pct(n['reach'])} ({sessions})")
     print(f"  calls per session   {n['calls_per_reaching_session'] or 'n/a'}")

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import redis
+from billiard.exceptions import WorkerLostError
 from celery import Celery
 from celery.backends.redis import RedisBackend
 from kombu import Exchange, Queue
@@ -22,6 +24,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from solograph.config import Settings
 from solograph.errors import BadQuery, ConfigError, SolographError
 from solograph.indexes import all_indexes
+from solograph_services.common import liveness
+from solograph_services.common.publish import Transport
 
 # Redis redelivers an unacknowledged message after the visibility timeout, so it must exceed
 # the longest scan; the hard time limit stays below it so a stuck task never runs twice.
@@ -71,8 +75,13 @@ class BrokerUnavailable(SolographError):
     status = 503
 
 
-def create_celery(settings: Settings) -> Celery:
-    """The Celery app for `settings.redis_url` (broker and result backend)."""
+def create_celery(settings: Settings, *, consumer: bool = False) -> Celery:
+    """The Celery app for `settings.redis_url` (broker and result backend).
+
+    By default a client's: every broker and result-backend call gives up after
+    `settings.broker_timeout_ms`, once, without retrying, so a hung Redis (its port open, no
+    answers) is a fast BrokerUnavailable, and a publish that gave up is never sent later from a
+    retry. `consumer=True` is the worker's and beat's: Celery's own patient defaults."""
     if not settings.redis_url:
         raise ConfigError("no broker configured",
                           hint="set SOLOGRAPH_REDIS_URL, e.g. redis://127.0.0.1:6379/0, "
@@ -80,6 +89,7 @@ def create_celery(settings: Settings) -> Celery:
     backend = f"{__name__}:{SubmitOnlyRedisBackend.__name__}+{settings.redis_url}"
     jobs, names = job_table(), queues()
     app = Celery("solograph", broker=settings.redis_url, backend=backend, set_as_current=False)
+    transport = {"visibility_timeout": VISIBILITY_TIMEOUT_S, "socket_connect_timeout": 5}
     app.conf.update(
         # Each queue on its own exchange and key: bare Queue(name)s all bind to the default
         # queue's key, so a publish by that key would land in every queue.
@@ -96,13 +106,28 @@ def create_celery(settings: Settings) -> Celery:
         task_track_started=True,
         task_time_limit=TASK_TIME_LIMIT_S,
         worker_prefetch_multiplier=1,
-        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S,
-                                  "socket_connect_timeout": 5},
+        broker_transport_options=transport,
         redis_socket_connect_timeout=5,
         broker_connection_retry_on_startup=True,
         timezone="UTC",
         enable_utc=True,
     )
+    if not consumer:
+        timeout = settings.broker_timeout_ms / 1000
+        app.conf.update(
+            # Measured against a listener that accepts and never answers: without these a
+            # publish waited more than 250 s and a status read 120 s (redis_socket_timeout).
+            broker_transport=f"{Transport.__module__}:{Transport.__name__}",
+            broker_transport_options={**transport, "socket_timeout": timeout,
+                                      "socket_connect_timeout": timeout,
+                                      "publish_timeout": timeout},
+            broker_connection_timeout=timeout,
+            task_publish_retry=False,
+            redis_socket_timeout=timeout,
+            redis_socket_connect_timeout=timeout,
+            redis_retry_on_timeout=False,
+            result_backend_transport_options={"retry_policy": {"max_retries": 0}},
+        )
     return app
 
 
@@ -120,12 +145,17 @@ def submit(celery: Celery, job: str, **kwargs) -> str:
     return result.id
 
 
-def job_status(celery: Celery, job_id: str) -> dict:
+def job_status(celery: Celery, job_id: str, *, client: redis.Redis | None = None,
+               worker_timeout_s: float = 60.0) -> dict:
     """{"job", "state", then "result" on success, "error" on failure, "progress" while running}.
 
-    An id Celery never saw is PENDING, like a job still waiting in its queue."""
+    An id Celery never saw is PENDING, like a job still waiting in its queue. With `client`
+    the job is first settled if its worker is gone (`liveness.reap`): FAILURE `worker_lost`
+    for a job it had started, back in its queue for one it had not."""
     result = celery.AsyncResult(job_id)
     try:
+        if client is not None:
+            liveness.reap(celery, client, timeout=worker_timeout_s, job_ids=[job_id])
         state = result.state
         names = {spec.task: name for name, spec in job_table().items()}
         out: dict = {"job": names.get(result.name or "", result.name), "state": state}
@@ -145,6 +175,8 @@ def _error(exc: object, state: str) -> dict:
     """Error text only: the traceback stays in the worker's log."""
     if isinstance(exc, SolographError):
         return {"error": exc.code, "message": exc.message}
+    if isinstance(exc, WorkerLostError):  # a pool child killed (the OOM killer, SIGKILL)
+        return {"error": liveness.WorkerLost.code, "message": str(exc)}
     if state == "REVOKED":
         return {"error": "revoked", "message": "the job was cancelled"}
     if isinstance(exc, BaseException):

@@ -8,6 +8,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 
 from solograph import __version__
@@ -52,11 +53,20 @@ def http_app(settings: Settings) -> Guard:
         async with server.session_manager.run():
             yield
 
-    async def health(_request: Request) -> JSONResponse:
-        stores = probes.stores(settings)
+    def probe() -> tuple[bool, dict]:
+        stores, folders = probes.stores(settings), probes.folders(settings)
         ok = all(probes.healthy(s) for s in stores.values())
-        return JSONResponse({"ok": ok, "version": __version__, "service": "mcp",
-                             "stores": stores}, status_code=200 if ok else 503)
+        body = {"ok": ok, "version": __version__, "service": "mcp", "stores": stores,
+                "folders": folders}
+        warnings = probes.warnings(folders, None)
+        if warnings:
+            body["warnings"] = warnings
+        return ok, body
+
+    async def health(_request: Request) -> JSONResponse:
+        # Off the event loop: the folder check lists every transcript, and tool calls wait.
+        ok, body = await anyio.to_thread.run_sync(probe)
+        return JSONResponse(body, status_code=200 if ok else 503)
 
     # Mount at "/" with the path inside the sub-app: mounting at "/mcp" answers 307 -> /mcp/.
     app = Starlette(routes=[Route("/health", health, methods=["GET"]), Mount("/", mcp_app)],
@@ -77,3 +87,5 @@ def serve_http(settings: Settings) -> None:
 def log_to_stderr() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Libraries stay at warnings; the gateway itself says one line per tool call.
+    logging.getLogger(tools.log.name).setLevel(logging.INFO)

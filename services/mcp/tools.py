@@ -123,8 +123,18 @@ async def call(settings: Settings, ctx: Context | None, tool: str, read: Read,
         size = sum(len(c.text.encode()) for c in result.content if hasattr(c, "text"))
         usage.tool_call(tool=tool, args=args, answer=answer, error=error, ms=elapsed_ms,
                         size=size, client=client, session=session)
-    log.debug("tool %s error=%s %.1fms", tool, bool(result.is_error), elapsed_ms)
+    # One line per call, the arguments never: a query may hold a secret it was asked to find.
+    log.info("call %s ms=%.1f results=%s error=%s", tool, elapsed_ms,
+             _count(answer) if error is None else "-", error or "-")
     return result
+
+
+def _count(answer: dict | None) -> object:
+    if not isinstance(answer, dict):
+        return "-"
+    if isinstance(answer.get("count"), int):
+        return answer["count"]
+    return len(answer["results"]) if isinstance(answer.get("results"), list) else "-"
 
 
 def register(server: MCPServer, settings: Settings, usage: UsageLog | None = None) -> None:

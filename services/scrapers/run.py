@@ -24,6 +24,7 @@ from scrapy.crawler import CrawlerProcess
 from solograph.config import Settings
 from solograph.errors import SolographError
 from solograph.sources.store import Document, open_store, put, record_run
+from solograph.text.plural import plural
 from solograph_services.scrapers.base import POLITE_SETTINGS, SourceSpider
 from solograph_services.scrapers.producthunt import ProductHuntSpider
 from solograph_services.scrapers.trustmrr import TrustMRRSpider
@@ -89,9 +90,9 @@ def crawl(spider: str, db: Path, *, start_url: str | None = None, max_pages: int
         "documents_before": indexer.before, "documents_after": after,
         "problems": spider_obj.problems, "finish_reason": stats.get("finish_reason", ""),
         "seconds": round(time.time() - started, 2),
-        "summary": f"{spider}: {indexer.indexed} items indexed from "
-                   f"{pages} pages, "
-                   f"{len(spider_obj.problems)} problems; the index holds {after} documents",
+        "summary": f"{spider}: {plural(indexer.indexed, 'item')} indexed from "
+                   f"{plural(pages, 'page')}, {plural(len(spider_obj.problems), 'problem')}; "
+                   f"the index holds {plural(after, 'document')}",
     }
 
 

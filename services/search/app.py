@@ -2,7 +2,7 @@
 
     GET /search?q=pricing+tiers&source=youtube&n=5   -> reads.source_search(...), its bytes
     GET /sources                                     -> what each source holds
-    GET /health                                      -> the index readable (no token needed)
+    GET /health                                      -> {"status", "total", "sources", ...}
 
 Every result carries `url`, `title` and `content` first, which is what SearXNG's
 `json_engine` reads (docs/searxng.md has the engine block). The app is plain ASGI: no web
@@ -23,8 +23,10 @@ from urllib.parse import parse_qs
 
 from solograph import __version__, reads
 from solograph.config import Settings
-from solograph.errors import BadQuery, SolographError
+from solograph.errors import BadQuery, NotIndexed, SolographError
 from solograph.indexes import get
+from solograph.sources.answers import nothing_indexed, totals
+from solograph.sources.store import HINT
 from solograph_services.common.errors import status_of
 from solograph_services.common.health import healthy, store_health
 from solograph_services.common.security import Guard, check_bind
@@ -85,8 +87,12 @@ class SearchApp:
 
     def search(self, params: dict[str, str]) -> tuple[int, bytes]:
         limit = _int(params.get("n") or params.get("limit"), DEFAULT_N, self.settings.max_results)
-        answer = reads.source_search(self.settings, params.get("q", ""), action="search",
-                                     source=params.get("source") or None, limit=limit)
+        try:
+            answer = reads.source_search(self.settings, params.get("q", ""), action="search",
+                                         source=params.get("source") or None, limit=limit)
+        except NotIndexed as exc:  # nothing indexed yet is no result, not an engine error
+            answer = nothing_indexed(params.get("q", ""), source=params.get("source"),
+                                     note=exc.message)
         return 200, reads.to_json(answer).encode()
 
     def sources(self, params: dict[str, str]) -> tuple[int, bytes]:
@@ -96,22 +102,30 @@ class SearchApp:
         return 200, reads.to_json(answer).encode()
 
     def health(self, params: dict[str, str]) -> tuple[int, bytes]:
+        """`status`, `total` (items) and `sources` (how many) as the search API this one
+        replaced answered, then the index's own probe under `index`."""
         store = store_health(get("sources"), self.settings)
+        counts: dict[str, int] = {}
         if store["readable"]:
-            store["documents"] = _documents(self.settings)
+            counts, store["documents"] = _counts(self.settings)
         ok = healthy(store)
-        body = {"ok": ok, "version": __version__, "service": "search", "sources": store}
+        body = {"status": "ok" if ok else "error", "total": sum(counts.values()),
+                "sources": len(counts), "empty": not counts, "ok": ok,
+                "version": __version__, "service": "search", "index": store}
+        if ok and not counts:
+            body["note"] = "nothing indexed yet: " + HINT
         return (200 if ok else 503), reads.to_json(body).encode()
 
 
-def _documents(settings: Settings) -> int:
+def _counts(settings: Settings) -> tuple[dict[str, int], int]:
+    """Items per source and documents, read-only (a probe never migrates or writes)."""
     import sqlite3
 
     conn = sqlite3.connect(f"file:{settings.sources_db}?mode=ro", uri=True, timeout=1)
     try:
-        return conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+        return totals(conn), conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
     except sqlite3.Error:
-        return 0
+        return {}, 0
     finally:
         conn.close()
 

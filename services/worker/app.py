@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
+import threading
 
 import redis
 from celery import Celery
@@ -20,6 +22,7 @@ from solograph.errors import ConfigError
 from solograph_services.common.jobs import BrokerUnavailable, create_celery, job_table
 from solograph_services.common.jobs import queues as all_queues
 from solograph_services.worker import locks, tasks
+from solograph_services.worker.heartbeat import Heartbeat
 
 NODE_NAME = "solograph@%h"
 BEAT_SCHEDULE_FILE = "celerybeat-schedule"
@@ -28,7 +31,7 @@ log = logging.getLogger(__name__)
 
 
 def create_worker_app(settings: Settings) -> Celery:
-    app = create_celery(settings)
+    app = create_celery(settings, consumer=True)
     tasks.register(app, settings)
     app.conf.beat_schedule = beat_schedule(settings)
     return app
@@ -94,6 +97,9 @@ def run_worker(settings: Settings, queues: list[str], concurrency: int) -> None:
             log.warning("dropped locks left by a previous %s: %s", nodename, ", ".join(dropped))
 
     worker_ready.connect(drop_stale_locks, weak=False, dispatch_uid="solograph-drop-locks")
+    # Who is alive and what each holds, so a worker killed outright loses its jobs in a minute,
+    # not in the visibility timeout's six hours.
+    Heartbeat(app, settings, NODE_NAME).connect()
     # Mingle and gossip only matter for revoke lists and events we do not use; skipping them
     # makes startup a second faster and keeps the broker quieter.
     app.worker_main(["worker", "-Q", ",".join(queues), "-c", str(concurrency), "-n", NODE_NAME,
@@ -101,15 +107,36 @@ def run_worker(settings: Settings, queues: list[str], concurrency: int) -> None:
 
 
 def run_beat(settings: Settings) -> None:
-    """Send the nightly refresh on schedule (blocks). A second beat on the broker refuses."""
+    """Send the nightly refresh on schedule (blocks). A second beat on the broker refuses, and
+    one whose lock another beat took (after a Redis restart) stops."""
     app = create_worker_app(settings)
     settings.home.mkdir(parents=True, exist_ok=True)
     client = _redis(settings)
+    lost = threading.Event()
+
+    def stop_beat() -> None:
+        # Beat's own SIGTERM handler saves the schedule and ends its loop, as `docker stop` does.
+        lost.set()
+        os.kill(os.getpid(), signal.SIGTERM)
+
     try:
-        with locks.single_beat(client, owner=f"beat@{socket.gethostname()}:{os.getpid()}"):
+        with locks.single_beat(client, owner=f"beat@{socket.gethostname()}:{os.getpid()}",
+                               ttl=beat_lock_ttl(settings), on_lost=stop_beat):
             app.Beat(schedule=str(settings.home / BEAT_SCHEDULE_FILE), loglevel="INFO").run()
+    except SystemExit:
+        if not lost.is_set():
+            raise
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
         raise BrokerUnavailable(f"beat could not reach redis: {exc}",
                                 hint="check that redis is running at SOLOGRAPH_REDIS_URL") from None
     finally:
         client.close()
+    if lost.is_set():
+        raise ConfigError("another beat took the beat lock while this one ran; this one stopped",
+                          hint="run exactly one `solograph beat`")
+
+
+def beat_lock_ttl(settings: Settings) -> float:
+    """Half the time after which a silent worker is taken for dead: a beat that died frees its
+    lock that soon, and its renewals (a third of it apart) survive a short broker outage."""
+    return settings.worker_timeout_s / 2

@@ -123,8 +123,9 @@ def register(app: Celery, settings: Settings) -> None:
             _register_job(app, settings, client, index.name, job, jobs[job.name].task)
 
     # acks_late: a scan is idempotent (unchanged files are skipped), so a message redelivered
-    # after a worker died is harmless. reject_on_worker_lost stays off so a file that crashes
-    # the parser cannot requeue its scan forever.
+    # (a worker stopped before it finished, kombu puts its unacknowledged messages back) is
+    # harmless. reject_on_worker_lost stays off so a file that crashes the parser cannot requeue
+    # its scan forever; a worker killed outright has its started jobs failed (`liveness`).
     @app.task(name=jobs["scan"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
               throws=EXPECTED)
     def scan(self: Task, projects: list[str] | None = None, registry: bool = True) -> dict:

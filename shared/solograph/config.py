@@ -34,6 +34,12 @@ class Settings(Frozen):
     # the next search, `solograph sync-sessions` / `index-kb`, or the worker.
     sync_budget_ms: int = 1_500
     redis_url: str = ""
+    # How long a client of the broker (the API, `scan --queue`) waits on one broker call before
+    # it answers that the broker is unavailable: a hung Redis must never hang a request.
+    broker_timeout_ms: int = 2_000
+    # A worker silent this long is taken for dead: its started jobs are failed, the ones it
+    # held unstarted go back to their queue, and /health counts it out.
+    worker_timeout_s: int = 60
     # Serving: loopback unless told otherwise; beyond loopback a token is required.
     host: str = "127.0.0.1"
     # Where clients reach the service from outside its container: compose binds 0.0.0.0
@@ -110,6 +116,8 @@ class Settings(Frozen):
             query_timeout_ms=_int(env, "SOLOGRAPH_QUERY_TIMEOUT_MS", 2_000),
             sync_budget_ms=_int(env, "SOLOGRAPH_SYNC_BUDGET_MS", 1_500),
             redis_url=env.get("SOLOGRAPH_REDIS_URL", "").strip(),
+            broker_timeout_ms=_int(env, "SOLOGRAPH_BROKER_TIMEOUT_MS", 2_000),
+            worker_timeout_s=_int(env, "SOLOGRAPH_WORKER_TIMEOUT_S", 60),
             host=env.get("SOLOGRAPH_HOST", "").strip() or "127.0.0.1",
             published_host=env.get("SOLOGRAPH_PUBLISHED_HOST", "").strip(),
             api_port=_int(env, "SOLOGRAPH_API_PORT", 8765),

@@ -6,15 +6,18 @@ class SolographError(Exception):
 
     code = "error"
 
-    def __init__(self, message: str, *, hint: str = "") -> None:
+    def __init__(self, message: str, *, hint: str = "", **fields: object) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        # What a client can act on besides the words (`available` sources, ...).
+        self.fields = fields
 
     def to_dict(self) -> dict:
         out = {"error": self.code, "message": self.message}
         if self.hint:
             out["hint"] = self.hint
+        out.update(self.fields)
         return out
 
 

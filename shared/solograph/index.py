@@ -104,6 +104,9 @@ class Index(Frozen):
     # The job that finishes what a read's sync left pending, handed to the worker.
     sync_job: str = ""
     pending_note: str = ""
+    # "module:function": (settings) -> {"path", "present", "files", "unreadable"}: a look at
+    # the folder the index reads, without syncing it, for /health; "" = none.
+    folder: str = ""
     # The package whose folder holds `<name>/*.sql` (an index outside the core ships its own).
     migrations: str = ""
 

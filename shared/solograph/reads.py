@@ -94,10 +94,11 @@ def source_search(settings: Settings, query: str | None = None, *, action: str =
                 limit=limit)
 
 
-def kb_search(settings: Settings, query: str, *, path: str | None = None, pages: bool = False,
-              expand: bool = False, limit: int = 10) -> dict:
+def kb_search(settings: Settings, query: str | None = None, *, path: str | None = None,
+              pages: bool = False, expand: bool = False, limit: int = 10,
+              get: str | None = None) -> dict:
     return read("kb_search", settings, query=query, path=path, pages=pages, expand=expand,
-                limit=limit)
+                limit=limit, get=get)
 
 
 def kb_get(settings: Settings, ref: str) -> dict:

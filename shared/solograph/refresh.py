@@ -45,5 +45,6 @@ def refresh(settings: Settings, *, scan: Callable[[], dict] | None = None,
     parts = [f"registry: {len(out['registry']['added'])} added" if "registry" in out else "",
              out["scan"].get("summary", ""), out["sessions"]["summary"],
              out["kb"]["summary"] if "kb" in out else "no knowledge base (KB_PATH unset)"]
+    parts += [f"warning: {w}" for w in out.get("registry", {}).get("warnings", [])]
     out["summary"] = "\n".join(p for p in parts if p)
     return out

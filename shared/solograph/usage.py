@@ -91,10 +91,9 @@ class UsageLog:
         """Disabled when the process was started inside a private folder."""
         from solograph.config import is_private
 
-        start = cwd or Path.cwd()
         try:
-            private = is_private(start)
-        except OSError:
+            private = is_private(cwd or Path.cwd())
+        except OSError:  # a folder we cannot judge (deleted, unreadable) is taken as private
             private = True
         return cls(usage_dir(settings), enabled=not private)
 

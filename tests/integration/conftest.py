@@ -25,8 +25,9 @@ from tests.support import procs
 from tests.support.transcripts import Transcripts
 
 # Database numbers by user: test_api 5, the worker stack 6, the crash test 7, beat 8, locks 9,
-# the hand-over of unfinished search syncs 10.
-DB = {"api": 5, "stack": 6, "crash": 7, "beat": 8, "locks": 9, "handoff": 10}
+# the hand-over of unfinished search syncs 10, broker faults 11, lost workers 12.
+DB = {"api": 5, "stack": 6, "crash": 7, "beat": 8, "locks": 9, "handoff": 10, "faults": 11,
+      "lost": 12}
 
 
 @pytest.fixture(scope="session")
@@ -112,12 +113,13 @@ def wait_until_ready(celery, proc: subprocess.Popen, timeout: float = 30.0) -> N
 
 @contextmanager
 def worker(home: Home, *, concurrency: int = 2, log_name: str = "worker.log",
-           ) -> Iterator[subprocess.Popen]:
+           extra_env: dict[str, str] | None = None) -> Iterator[subprocess.Popen]:
     """`solograph worker` on the portfolio, sessions and kb queues, ready when it answers a ping."""
     cmd = procs.solograph_cmd("worker", "-Q", "portfolio,sessions,kb", "-c", str(concurrency))
     celery = create_celery(home.settings)
     try:
-        with procs.process(cmd, env=home.env, log=home.logs / log_name) as proc:
+        with procs.process(cmd, env={**home.env, **(extra_env or {})},
+                           log=home.logs / log_name) as proc:
             wait_until_ready(celery, proc)
             yield proc
     finally:

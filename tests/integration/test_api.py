@@ -106,6 +106,8 @@ def test_empty_home_is_not_indexed(settings: Settings):
                           "problem": "no knowledge base: set KB_PATH to the folder of your "
                                      "notes"},
                    "sources": absent},
+        "folders": {"sessions": {"path": str(settings.claude_projects), "present": False,
+                                 "files": 0, "unreadable": 0}},
         "redis": {"configured": False, "reachable": False}}
     assert not settings.portfolio_db.exists()  # a probe never creates a store
 

@@ -349,3 +349,27 @@ def test_http_beyond_loopback_without_token_refuses_to_start(indexed: Settings):
     assert done.returncode != 0
     assert "token" in done.stderr and "SOLOGRAPH_TOKEN" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.integration
+@pytest.mark.anyio
+async def test_http_logs_one_line_per_call_without_its_arguments(indexed: Settings, tmp_path):
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    port = free_port()
+    log = tmp_path / "server.log"
+    with process(solograph_cmd("mcp", "--http", "--port", str(port)),
+                 env=env_for(indexed, SOLOGRAPH_TOKEN=TOKEN), log=log) as proc:
+        base = f"http://127.0.0.1:{port}"
+        wait_for_http(f"{base}/health", proc=proc)
+        async with sdk_client(base) as client:
+            await client.call_tool("symbol_search", {"query": QUERY})
+            await client.call_tool("symbol_search", {"query": f"token {secret}",
+                                                     "project": "private-thing"})
+            await client.call_tool("project_info", {"action": "deps", "project": "nope"})
+    lines = [ln for ln in log.read_text(errors="replace").splitlines() if " call " in ln]
+    assert len(lines) == 3, lines
+    expected = reads.symbol_search(indexed, QUERY)["count"]
+    assert "call symbol_search ms=" in lines[0] and f"results={expected} error=-" in lines[0]
+    assert lines[2].endswith("results=- error=unknown_project"), lines[2]
+    text = log.read_text(errors="replace")
+    assert secret not in text and "private-thing" not in text and "ghp_" not in text

@@ -121,17 +121,55 @@ def test_the_same_bytes_as_the_cli_and_the_core(server, indexed):
         assert json.loads(r.read())["action"] == "list"
     with urllib.request.urlopen(f"{LOCAL}:{server}/health") as r:
         health = json.loads(r.read())
-    assert health["ok"] and health["sources"]["documents"] > 50
+    assert health["ok"] and health["index"]["documents"] > 50
+
+
+def test_the_json_of_the_search_api_it_replaced(server, indexed):
+    """/health, /search and /sources keep the fields the earlier solograph-search answered
+    with, beside the new ones."""
+    def get(path: str) -> tuple[int, dict]:
+        status, body = fetch({"url": f"{LOCAL}:{server}{path}", "headers": {},
+                              "method": "GET"})
+        return status, json.loads(body)
+
+    status, health = get("/health")
+    listed = reads.source_search(indexed, action="list")["sources"]
+    assert status == 200 and health["status"] == "ok" and health["empty"] is False
+    assert health["sources"] == len(listed) == 4  # producthunt, telegram, trustmrr, youtube
+    assert health["total"] == sum(s["count"] for s in listed)
+    youtube = next(s for s in listed if s["source"] == "youtube")
+    assert youtube["count"] == 2 == youtube["items"] < youtube["documents"]  # two talks
+    status, found = get("/search?q=pricing+tiers&n=5")
+    assert status == 200
+    for hit in found["results"]:
+        assert hit["doc_id"] == hit["id"] and hit["source_name"] == hit["source"]
+        assert hit["created"] == hit["date"] and 0 < hit["relevance"] < 1
+    kinds = {h["source_type"] for h in found["results"]}
+    assert "youtube-transcript" in kinds and "producthunt" in kinds
+    ranked = [h["relevance"] for h in found["results"] if h["match"] == "all"]
+    assert ranked == sorted(ranked, reverse=True)  # it orders as the score does
+    status, unknown = get("/search?q=pricing&source=vimeo")
+    assert status == 400 and unknown["available"] == [
+        "producthunt", "telegram", "trustmrr", "youtube"]
+    status, missing = get("/search")
+    assert status == 400 and missing["error"] == "bad_query"
+    assert get("/sources")[1]["sources"][0]["count"] > 0
 
 
 def test_an_empty_index_is_no_result_for_searxng(tmp_path):
     empty = Settings(home=tmp_path / "home")
     client = TestClient(create_app(empty), base_url=LOCAL)
     response = client.get("/search", params={"q": "pricing"})
-    assert response.status_code == 404 and response.json()["error"] == "not_indexed"
+    assert response.status_code == 200 and response.json()["results"] == []
+    assert "no sources indexed yet" in response.json()["note"]
     engine = JsonEngine(engine_block(8002))
     assert engine.response(response.status_code, response.text) == []
-    assert client.get("/health").json()["ok"] is True  # up, with nothing indexed yet
+    assert client.get("/search", params={"q": "pricing", "source": "youtube"}).status_code == 200
+    assert client.get("/search").status_code == 400  # a missing `q` is still the client's error
+    health = client.get("/health")
+    assert health.status_code == 200  # up, with nothing indexed yet, and saying so
+    assert health.json()["status"] == "ok" and health.json()["total"] == 0
+    assert health.json()["sources"] == 0 and health.json()["empty"] is True
 
 
 def test_a_query_without_words_is_no_result_for_searxng(server):

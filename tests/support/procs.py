@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -84,6 +85,118 @@ def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM, timeout: float = 10.
         with suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=5)
+
+
+class RedisServer:
+    """A private redis-server on a free loopback port that a test may stop, restart on the same
+    port (an empty server: nothing is saved) or pause with SIGSTOP (a hung broker: the port
+    still accepts connections, nothing answers)."""
+
+    def __init__(self, log: Path | None = None) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
+        self.binary, self.log = binary, log
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+        self._out = None
+
+    def url(self, db: int = 0) -> str:
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    def start(self) -> RedisServer:
+        self._out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [self.binary, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
+             "--appendonly", "no"], stdout=self._out, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        wait_for_port(self.port, proc=self.proc)
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            with suppress(ProcessLookupError):
+                os.kill(self.proc.pid, signal.SIGCONT)  # a paused server cannot exit
+            stop(self.proc)
+            self.proc = None
+        if self._out not in (None, subprocess.DEVNULL):
+            self._out.close()
+        self._out = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def pause(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGCONT)
+
+    def __enter__(self) -> RedisServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class HungListener:
+    """A TCP listener on a free loopback port that accepts every connection and never answers:
+    a broker whose port is open and whose process is stuck. `received` is what clients sent."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(128)
+        self.port = self.sock.getsockname()[1]
+        self.connections: list[socket.socket] = []
+        self._received: list[bytes] = []
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        threading.Thread(target=self._accept, daemon=True, name="hung-accept").start()
+
+    def url(self, db: int = 0) -> str:
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    @property
+    def received(self) -> bytes:
+        with self._lock:
+            return b"".join(self._received)
+
+    def _accept(self) -> None:
+        while not self._closed.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections.append(conn)
+            threading.Thread(target=self._read, args=(conn,), daemon=True).start()
+
+    def _read(self, conn: socket.socket) -> None:
+        while True:
+            try:
+                data = conn.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self._lock:
+                self._received.append(data)
+
+    def close(self) -> None:
+        self._closed.set()
+        self.sock.close()
+        for conn in self.connections:
+            with suppress(OSError):
+                conn.close()
+
+    def __enter__(self) -> HungListener:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @contextmanager

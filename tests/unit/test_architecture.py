@@ -84,7 +84,9 @@ def test_the_index_descriptions_name_code_that_exists():
 def test_every_subpackage_is_listed_for_packaging():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
                  ["packages"])
-    found = {"solograph.migrations"}
+    found = {"solograph.migrations"} | {f"solograph.migrations.{d.name}"
+                                        for d in (ROOT / "migrations").iterdir()
+                                        if d.is_dir() and list(d.glob("*.sql"))}
     for base, prefix in ((CORE, "solograph"), (SERVICES, "solograph_services")):
         for init in base.rglob("__init__.py"):
             rel = init.parent.relative_to(base)
@@ -93,6 +95,25 @@ def test_every_subpackage_is_listed_for_packaging():
 
 
 def test_every_store_has_migrations_shipped():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    data = project["tool"]["setuptools"]["package-data"]
+    for store in (ROOT / "migrations").iterdir():
+        if store.is_dir() and store.name != "__pycache__":
+            assert list(store.glob("*.sql")), store
+            assert data[f"solograph.migrations.{store.name}"] == ["*.sql"], store
+
+
+def test_the_license_is_an_spdx_string():
+    """A `{text = ...}` table makes setuptools print a deprecation box on every install."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["project"]["license"] == "MIT"
+    assert "setuptools>=77" in project["build-system"]["requires"]
+
+
+def test_migration_numbers_are_unique_per_store():
+    """Two migrations of one store with the same number would apply in name order only by
+    luck of their names; each number is taken once."""
     for store in (ROOT / "migrations").iterdir():
         if store.is_dir():
-            assert list(store.glob("*.sql")), store
+            numbers = [p.name.split("_", 1)[0] for p in store.glob("*.sql")]
+            assert len(numbers) == len(set(numbers)), store.name

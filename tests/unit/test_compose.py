@@ -227,3 +227,16 @@ def test_the_test_override_stays_on_loopback(services):
             assert mount["read_only"] is True, name
     assert override["api"]["build"]["args"]["BASE"] == "solograph-base:test"
     assert "--bind" in override["redis"]["command"]
+
+
+def test_the_image_names_the_gid_the_services_run_as(services):
+    """Celery takes a gid missing from /etc/group for root's and warns "running with superuser
+    privileges": the one build passes SOLOGRAPH_GID and the Dockerfile gives it a group."""
+    assert services["api"]["build"]["args"]["SOLOGRAPH_GID"] == "${SOLOGRAPH_GID:-1000}"
+    assert USER.endswith(":${SOLOGRAPH_GID:-1000}")
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert "ARG SOLOGRAPH_GID=1000" in dockerfile
+    assert re.search(r'getent group "\$SOLOGRAPH_GID" .*\|\| groupadd --gid "\$SOLOGRAPH_GID"',
+                     dockerfile)
+    override = _load("compose.test.yml")["services"]["api"]["build"]["args"]
+    assert override["SOLOGRAPH_GID"] == "${SOLOGRAPH_TEST_GID:-0}"

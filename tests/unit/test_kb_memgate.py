@@ -6,7 +6,6 @@ import json
 import os
 import random
 import subprocess
-import time
 
 from solograph.kb import memgate
 from tests.support.procs import solograph_cmd
@@ -54,17 +53,15 @@ def test_training_separates_held_out_prompts():
     assert gate.score("two words") is None  # under three words: never scored
 
 
-def test_weights_round_trip_and_score_fast(tmp_path):
+def test_weights_round_trip(tmp_path):
+    """The scoring speed is a figure of bench/kb_bench.py (`memgate scoring`), not a test."""
     gate, _ = memgate.train(labelled(150, seed=2))
     path = tmp_path / "gate.json"
     path.write_text(gate.to_json(), encoding="utf-8")
     loaded = memgate.Gate.load(path)
     prompt = "what did we decide about the vector index for sessions"
     assert abs(loaded.score(prompt) - gate.score(prompt)) < 1e-3
-    started = time.perf_counter()
-    for _ in range(200):
-        loaded.score(prompt)
-    assert (time.perf_counter() - started) / 200 < 0.001
+    assert loaded.nudges(prompt)[0] == gate.nudges(prompt)[0]
 
 
 def test_cli_trains_and_prints_the_held_out_auc(tmp_path):

@@ -23,7 +23,7 @@ def corpora(request):  # module scope over the session's function-scoped fixture
 
     raw = os.environ.get("SOLOGRAPH_CORPORA", "")
     if not raw or not Path(raw).is_dir():
-        pytest.skip("SOLOGRAPH_CORPORA is not set")
+        pytest.skip("needs the real corpora: set SOLOGRAPH_CORPORA to their folder")
     return Path(raw)
 
 

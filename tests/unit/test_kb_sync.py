@@ -137,3 +137,38 @@ def test_the_hook_sync_touches_only_the_wiki(tmp_path):
         assert full.read == 3 and full.docs == 9
     finally:
         kb.close()
+
+
+def test_a_touched_page_is_known_by_its_hash_and_not_read_again(kb):
+    settings, root = kb
+    index_kb(settings)
+    page = root / "wiki" / "recipe-box.md"
+    stat = page.stat()
+    os.utime(page, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))  # `touch`
+    touched = index_kb(settings)
+    assert (touched["touched"], touched["read"]) == (1, 0)
+    again = index_kb(settings)  # the new mtime was noted: nothing to look at now
+    assert (again["touched"], again["read"]) == (0, 0)
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("Recipe", "Recipi", 1), encoding="utf-8")  # same size
+    os.utime(page, ns=(stat.st_atime_ns, stat.st_mtime_ns + 9_000_000_000))
+    changed = index_kb(settings)
+    assert (changed["touched"], changed["read"]) == (0, 1)
+    assert reads.kb_search(settings, "recipi")["results"][0]["path"] == "wiki/recipe-box.md"
+
+
+def test_an_index_from_before_the_hash_is_read_once_more(kb):
+    settings, root = kb
+    index_kb(settings)
+    conn = sqlite3.connect(settings.kb_db)  # back to what the first migration made
+    conn.execute("ALTER TABLE docs DROP COLUMN hash")
+    conn.execute("ALTER TABLE docs DROP COLUMN compacted")
+    conn.execute("DELETE FROM _migrations WHERE name LIKE '0002%'")
+    conn.commit()
+    conn.close()
+    report = index_kb(settings)
+    assert report["read"] == report["docs"] == 9  # each page read once more, hash filled
+    conn = sqlite3.connect(settings.kb_db)
+    assert conn.execute("SELECT COUNT(*) FROM docs WHERE hash = ''").fetchone()[0] == 0
+    conn.close()
+    assert index_kb(settings)["read"] == 0

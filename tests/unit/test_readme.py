@@ -49,8 +49,11 @@ def test_setup_section_gives_the_two_commands():
     assert (ROOT / "docker-compose.yml").exists() or pytest.skip("compose file not yet here")
 
 
-@pytest.mark.parametrize("argv", solograph_invocations(), ids=" ".join)
+@pytest.mark.parametrize("argv", solograph_invocations(), ids=lambda a: " ".join(a) or "(bare)")
 def test_every_solograph_command_in_the_readme_parses(argv):
+    # The bare command (what `claude mcp add ... -- solograph` runs) serves MCP when its stdin
+    # is not a terminal: tests/unit/cli/test_main_edges.py runs it under the SDK's client.
+    argv = argv or ["mcp"]
     parser, _runs = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -60,9 +63,25 @@ def test_every_solograph_command_in_the_readme_parses(argv):
 
 
 def test_readme_covers_many_commands():
-    commands = {argv[0] for argv in solograph_invocations()}
+    commands = {argv[0] for argv in solograph_invocations() if argv}
     assert {"registry", "scan", "symbols", "explain", "deps", "stats", "shared", "dupes",
-            "mcp"} <= commands
+            "refresh", "compact", "kb", "sessions", "sources", "usage"} <= commands
+
+
+def test_the_claude_mcp_add_line_works_for_a_newcomer():
+    """With KB_PATH (else kb_search, always loaded, has no KB), the bare command, and the note
+    that Claude Code must find the command."""
+    adds = [line for line in shell_lines() if line.startswith("claude mcp add -s user")]
+    assert len(adds) == 1
+    words = shlex.split(adds[0])
+    assert words[words.index("--") + 1:] == ["solograph"]
+    assert "KB_PATH=$HOME/notes" in words[words.index("-e") + 1]
+    assert "on Claude Code's `PATH`" in README and "absolute path" in README
+
+
+def test_the_cron_line_is_the_refresh_command():
+    crons = [line for line in shell_lines() if line.startswith("0 4 * * *")]
+    assert crons == ["0 4 * * * solograph refresh"]
 
 
 def test_every_make_target_in_the_readme_exists():

@@ -163,7 +163,7 @@ def test_an_index_from_before_the_lane_gains_its_vector_tables_and_keeps_its_row
     t = Transcripts(tmp_path / "projects")
     t.conversation("/home/dev/code/app", "fix the webhook retry", "Done, it retries.")
     # An index written before the lane: every migration but the vectors'.
-    first = tuple(m for m in store.migration_files("sessions") if m[0] != "0003_vectors")
+    first = tuple(m for m in store.migration_files("sessions") if m[0] != "0004_vectors")
     monkeypatch.setattr(store, "migration_files", lambda name: first)
     old = open_index(tmp_path / "sessions.db")
     sync(old, t.root)
@@ -171,7 +171,7 @@ def test_an_index_from_before_the_lane_gains_its_vector_tables_and_keeps_its_row
     monkeypatch.undo()
 
     conn = open_index(tmp_path / "sessions.db")
-    assert "0003_vectors" in store.applied_migrations(conn)
+    assert "0004_vectors" in store.applied_migrations(conn)
     chunk = conn.execute("SELECT id FROM chunks").fetchone()[0]
     assert lane.pending_count(conn, "some-model") == 1
     with store.transaction(conn):

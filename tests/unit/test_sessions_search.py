@@ -156,7 +156,7 @@ def test_session_search_answer(settings_with, world):
     assert set(hit) == {"session", "project", "cwd", "title", "first", "last", "messages",
                         "archived", "transcript", "resume", "snippet", "score", "match"}
     assert hit["project"] in ("alpha", "sub")
-    assert hit["resume"] == f"claude --resume {hit['session']}"
+    assert hit["resume"] == f"cd '{hit['cwd']}' && claude --resume {hit['session']}"
     assert "webhook" in hit["snippet"].lower()
     json.loads(reads.to_json(answer))
     excluded = reads.session_search(settings_with, "webhook retry",

@@ -143,7 +143,8 @@ def test_deleted_transcript_is_kept_and_archived_then_reappears(conn, t):
     s = t.conversation("/home/dev/app", "deploy the observatory", "Deployed.")
     run(conn, t)
     live = search(conn, "observatory")[1][0]
-    assert (live["archived"], live["resume"]) == (False, f"claude --resume {s.id}")
+    assert (live["archived"], live["resume"]) == (
+        False, f"cd '/home/dev/app' && claude --resume {s.id}")
     s.path.unlink()
     assert run(conn, t)["deleted"] == 1
     hit = search(conn, "observatory")[1][0]

@@ -141,8 +141,10 @@ def test_delete_one_document(built):
     assert "producthunt/tierwise" not in ids
     with pytest.raises(NotFound):
         delete_source(built, "producthunt/tierwise")
-    with pytest.raises(BadQuery):
+    with pytest.raises(NotFound):  # a bare name is a whole source: none is called that
         delete_source(built, "no-slash")
+    with pytest.raises(BadQuery):
+        delete_source(built, "/")
 
 
 # --------------------------------------------------------------------------- telegram

@@ -5,15 +5,19 @@ our ingest, then a search whose hit opens the video at the right second."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from solograph import reads
 from solograph.config import Settings
+from solograph.errors import NotFound
 from solograph.sources import youtube as yt
 from solograph.sources.store import open_store, writing
 from solograph.sources.sync import delete_source, index_youtube
+from tests.support.procs import solograph_cmd
 from tests.support.sources import OTHER_ID, SECRET, TALK, TALK_ID, talk_info
 
 pytest.importorskip("yt_dlp")
@@ -177,3 +181,68 @@ def test_searxng_finds_a_channels_videos_when_listing_fails(home, monkeypatch):
     assert [r["video"] for r in report["indexed"]] == [TALK_ID]
     assert report["problems"][0]["url"] == "https://www.youtube.com/@TinyFounders/videos"
     assert "format=json" in asked[0] and "TinyFounders" in asked[0]
+
+
+def save_like_yt_dlp(folder: Path, info: dict, name: str) -> Path:
+    """What `yt-dlp --write-info-json --write-subs --skip-download` leaves: `<name>.info.json`
+    and `<name>.<lang>.vtt` beside it (the .vtt written by yt-dlp's own processing)."""
+    work = folder / "work"
+    processed = yt.fetch_subtitles(info, work, ["en"])
+    for lang, sub in processed["requested_subtitles"].items():
+        Path(sub["filepath"]).rename(folder / f"{name}.{lang}.vtt")
+        sub["filepath"] = f"/somewhere/else/{name}.{lang}.vtt"  # where yt-dlp ran, not here
+    path = folder / f"{name}.info.json"
+    path.write_text(json.dumps(processed), encoding="utf-8")
+    return path
+
+
+def test_a_saved_info_dict_with_its_subtitles_beside_it_is_indexed_offline(home, tmp_path):
+    saved = save_like_yt_dlp(tmp_path, talk_info(), f"Pricing tiers [{TALK_ID}]")
+    report = index_youtube(home, import_files=[saved])
+    assert [r["video"] for r in report["indexed"]] == [TALK_ID] and report["failed"] == 0
+    assert report["indexed"][0]["subtitles"] == "en (auto)"
+    assert report["indexed"][0]["chunks"] == 4
+    hit = reads.source_search(home, "grandfather customers")["results"][0]
+    assert hit["url"].endswith("&t=260s")
+
+
+def test_a_saved_info_dict_without_subtitles_is_found_by_title(home, tmp_path):
+    info = talk_info(OTHER_ID, title="Distribution beats product")
+    path = tmp_path / "bare.info.json"
+    path.write_text(json.dumps(info), encoding="utf-8")
+    report = index_youtube(home, import_files=[path])
+    assert report["indexed"][0]["chunks"] == 0
+    assert report["problems"][0]["reason"] == "no subtitles in the requested languages"
+    assert reads.source_search(home, "distribution beats")["count"] == 1
+
+
+def test_index_youtube_fails_when_every_video_failed(tmp_path):
+    env = {**os.environ, "SOLOGRAPH_HOME": str(tmp_path / "home")}
+    broken = tmp_path / "broken.info.json"
+    broken.write_text("{not json", encoding="utf-8")
+    done = subprocess.run(solograph_cmd("sources", "index-youtube", "--import-file", str(broken),
+                                        "not-a-video", "--json"),
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["failed"] == 2 and report["indexed"] == []
+    good = save_like_yt_dlp(tmp_path, talk_info(), TALK_ID)
+    mixed = subprocess.run(solograph_cmd("sources", "index-youtube", "--import-file", str(good),
+                                         "--import-file", str(broken)),
+                           env=env, capture_output=True, text=True, timeout=60)
+    assert mixed.returncode == 0 and "1 video indexed" in mixed.stdout
+
+
+def test_delete_a_whole_source(home, tmp_path):
+    from tests.support.sources import build_sources
+
+    build_sources(home, tmp_path)
+    report = delete_source(home, "telegram")
+    assert report["deleted"] == "telegram" and report["documents"] > 0
+    listed = {s["source"] for s in reads.source_search(home, action="list")["sources"]}
+    assert "telegram" not in listed and "youtube" in listed
+    videos = delete_source(home, "youtube")
+    assert videos["videos"] == 2
+    assert reads.source_search(home, action="tags")["tags"]  # the topics table stays
+    with pytest.raises(NotFound):
+        delete_source(home, "youtube")

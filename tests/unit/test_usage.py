@@ -171,3 +171,27 @@ def test_days_must_be_positive(settings):
 
     with pytest.raises(BadQuery):
         usage.report(settings, days=0)
+
+
+def test_session_search_logs_its_first_three_session_ids(settings):
+    """The most-called tool's hits carry `session`: its ids are what export-queries labels."""
+    log = UsageLog(usage.usage_dir(settings))
+    answer = {"count": 4, "results": [{"session": f"s-{i}", "project": "app", "title": "t"}
+                                      for i in range(4)]}
+    log.tool_call(tool="session_search", args={"query": "webhook"}, answer=answer, error=None,
+                  ms=1, size=1, client=None, session="asker")
+    (line,) = lines(usage.usage_dir(settings))
+    assert line["ids"] == ["s-0", "s-1", "s-2"]
+
+
+def test_never_n_of_0_sessions(settings, capsys):
+    from solograph_services.cli import usage as cli
+
+    _fixture_log(settings)
+    out = usage.report(settings, days=14, now=NOW, sessions_in_period=set())
+    assert out["numbers"]["reach"] is None and out["numbers"]["reaching_sessions"] == 0
+    cli._render(out)
+    shown = capsys.readouterr().out
+    assert "no sessions in the period" in shown and " of 0 sessions" not in shown
+    cli._render(usage.report(settings, days=14, now=NOW, sessions_in_period={"s1"}))
+    assert "1 of 1 session)" in capsys.readouterr().out

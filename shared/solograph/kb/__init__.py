@@ -3,7 +3,7 @@ prompt hint and the memory nudge.
 
 Modules: store (the index of one KB folder, its layout), sync (the folder into the index,
 before every read, and the `index_kb` job), search (ranking), answers (kb_search, kb_get,
-kb_graph, kb_hint, kb_aliases); domain modules: layout (.solograph.yaml), markdown
+kb_graph, kb_hint, kb_aliases, kb_compact); domain modules: layout (.solograph.yaml), markdown
 (frontmatter, sections, links), resolve (link targets), walk, aliases, suggest, graph, hint,
 stacks, memgate, projectmap. This package's __init__ imports only the index description, so the
 hook pays only for what it uses.
@@ -28,16 +28,22 @@ INDEX = Index(
         Answer(
             name="kb_search", run=_RUN + "kb_search", schema=_RUN + "KbSearch",
             params=(
-                Param("query", str, 'words to find, e.g. "privacy architecture"', http="q"),
+                Param("query", str, 'words to find, e.g. "privacy architecture"', None,
+                      http="q"),
                 Param("path", str, 'only pages under this folder of the KB, e.g. "wiki/"', None),
                 Param("limit", int, "how many pages, e.g. 10", 10),
                 Param("pages", bool, "only the wiki's pages", False),
                 Param("expand", bool, "add up to 3 pages the hits link to most", False),
+                Param("get", str, 'read one page whole, or one section with #Heading, instead '
+                      'of searching: a path from a result, e.g. "wiki/x.md#Setup"', None,
+                      max_length=1000),
             ),
             title="Search the knowledge base",
             description=(
                 "Full-text search over the user's own notes and wiki (markdown): decisions, "
-                "architecture, how-tos. Example: {\"query\": \"privacy architecture\"}."),
+                "architecture, how-tos. Example: {\"query\": \"privacy architecture\"}. "
+                "To read a hit whole, pass its path as `get` (a section: "
+                "{\"get\": \"wiki/x.md#Setup\"}); the answer's `page` holds its text."),
             route="/v1/kb", always_load=True),
         Answer(
             name="kb_get", run=_RUN + "kb_get", schema=_RUN + "KbPage",
@@ -72,6 +78,20 @@ INDEX = Index(
             title="The alias table",
             description="The alias table (wiki/_aliases.yaml), or groups to add to it.",
             route="/v1/kb/aliases", tool=False, fresh=False),
+        Answer(
+            name="kb_compact", run=_RUN + "kb_compact", schema=_RUN + "KbCompact",
+            params=(
+                Param("folder", str, "the inbox folder (default `kb: inbox:`, 3-inbox/)", None,
+                      http="dir"),
+                Param("min_chars", int, "longer than this many characters", 2000),
+                Param("days", int, "older than this many days", 7),
+                Param("include_all", bool, "every note of the inbox, with why it is not ready",
+                      False, http="all"),
+            ),
+            title="Inbox notes ready to compact",
+            description="The KB inbox's notes ready to be compacted into the wiki: long "
+                        "enough, old enough, not marked `compacted: true`. Lists only.",
+            route="/v1/kb/compact", tool=False),
     ),
     jobs=(
         Job("index_kb", "solograph.kb.sync:index_kb", "an index run of the knowledge base",

@@ -10,8 +10,10 @@ import sqlite3
 from solograph.errors import BadQuery, NotFound
 from solograph.freshness import Freshness
 from solograph.kb import aliases, search
+from solograph.kb.layout import missing_folders
 from solograph.kb.resolve import Resolver
 from solograph.kb.store import KbIndex
+from solograph.text.plural import plural
 from solograph.typed import NotRequired, TypedDict
 
 
@@ -26,20 +28,7 @@ class PageHit(TypedDict):
     wiki: bool
 
 
-class KbSearch(TypedDict):
-    query: str
-    path: str | None
-    pages: bool
-    count: int
-    respelled: dict[str, str]
-    aliases: dict[str, str]
-    results: list[PageHit]
-    expanded: NotRequired[list[dict]]
-    freshness: Freshness
-    note: NotRequired[str]
-
-
-class KbPage(TypedDict):
+class PageText(TypedDict):
     path: str
     title: str
     description: str
@@ -53,6 +42,49 @@ class KbPage(TypedDict):
     headings: list[str]
     links: list[dict]
     backlinks: list[dict]
+
+
+class KbPage(PageText):
+    freshness: Freshness
+    note: NotRequired[str]
+
+
+class KbSearch(TypedDict):
+    query: str | None
+    path: str | None
+    pages: bool
+    count: int
+    respelled: dict[str, str]
+    aliases: dict[str, str]
+    results: list[PageHit]
+    expanded: NotRequired[list[dict]]
+    page: NotRequired[PageText]  # with `get`: the page or section read, instead of results
+    warnings: NotRequired[list[str]]
+    freshness: Freshness
+    note: NotRequired[str]
+
+
+class InboxDoc(TypedDict):
+    path: str
+    title: str
+    chars: int
+    age_days: float
+    modified: str
+    compacted: bool
+    ready: bool
+    why: str  # why it is not ready, "" when it is
+
+
+class KbCompact(TypedDict):
+    dir: str
+    min_chars: int
+    days: int
+    all: bool
+    count: int
+    ready: int
+    documents: list[InboxDoc]
+    summary: str
+    warnings: NotRequired[list[str]]
     freshness: Freshness
     note: NotRequired[str]
 
@@ -61,19 +93,27 @@ def alias_table(kb: KbIndex) -> aliases.AliasTable:
     return aliases.load(kb.conn, aliases.aliases_path(kb.root, kb.layout.pages))
 
 
-def kb_search(kb: KbIndex, *, query: str, path: str | None = None, pages: bool = False,
-              expand: bool = False, limit: int = 10) -> dict:
+def kb_search(kb: KbIndex, *, query: str | None = None, path: str | None = None,
+              pages: bool = False, expand: bool = False, limit: int = 10,
+              get: str | None = None) -> dict:
     """Pages of the knowledge base for the query, each with its best section; with no path
-    the whole KB and the wiki in turn; `expand` adds up to 3 pages the hits link to most."""
+    the whole KB and the wiki in turn; `expand` adds up to 3 pages the hits link to most;
+    `get` reads one page (or `#Heading` section) whole instead, as `page`."""
+    if get is not None and get.strip():
+        return {"query": query, "path": path, "pages": pages, "count": 0, "respelled": {},
+                "aliases": {}, "results": [], "page": kb_get(kb, ref=get)}
     if not query or not query.strip():
-        raise BadQuery("empty query", hint='give words the notes hold: "privacy architecture"')
+        raise BadQuery("empty query", hint='give words the notes hold: "privacy architecture"'
+                       ', or `get` with a page\'s path to read it')
     table = alias_table(kb)
     q = search.build_query(kb.conn, query, table)
     results = search.search(kb.conn, q, path=path, pages=pages, limit=limit)
     answer = {"query": query, "path": path, "pages": pages, "count": len(results),
               "respelled": q.respelled, "aliases": q.aliases, "results": results}
-    if table.problem:
-        answer["warnings"] = [table.problem]
+    warnings = [table.problem] if table.problem else []
+    warnings += layout_warnings(kb)
+    if warnings:
+        answer["warnings"] = warnings
     if expand:
         from solograph.kb import graph
 
@@ -81,6 +121,10 @@ def kb_search(kb: KbIndex, *, query: str, path: str | None = None, pages: bool =
                for r in results]
         answer["expanded"] = graph.expand(kb.conn, ids)
     return answer
+
+
+def layout_warnings(kb: KbIndex) -> list[str]:
+    return missing_folders(kb.root, kb.layout)
 
 
 def find_doc(kb: KbIndex, ref: str) -> sqlite3.Row:
@@ -155,7 +199,10 @@ def kb_graph(kb: KbIndex, *, path: str | None = None, page: str | None = None,
         row = find_doc(kb, page)
         return {"page": row["path"], "title": row["title"], **graph.page_links(kb.conn,
                                                                                 row["id"])}
-    return graph.report(kb.conn, path=path, check=check)
+    answer = graph.report(kb.conn, path=path, check=check)
+    if not path and layout_warnings(kb):
+        answer["warnings"] = layout_warnings(kb)
+    return answer
 
 
 def kb_hint(kb: KbIndex, *, prompt: str, session: str | None = None) -> dict:
@@ -193,4 +240,49 @@ def kb_aliases(kb: KbIndex, *, suggest: bool = False) -> dict:
         answer["yaml"] = aliases.to_yaml([s["group"] for s in found])
     else:
         answer["table"] = [list(g) for g in table.groups]
+    return answer
+
+
+def kb_compact(kb: KbIndex, *, folder: str | None = None, min_chars: int = 2000,
+               days: int = 7, include_all: bool = False, now: float | None = None) -> dict:
+    """The inbox notes ready to be compacted into the wiki: in the inbox folder (`kb: inbox:`,
+    default 3-inbox/, or `folder`), longer than `min_chars`, older than `days`, and not marked
+    `compacted: true`; with `include_all`, every note there, each saying why it is not ready.
+    It only lists: nothing is written."""
+    import time
+
+    from solograph.freshness import iso
+
+    if min_chars < 0 or days < 0:
+        raise BadQuery("--min-chars and --days must be 0 or more")
+    where = (folder if folder is not None else kb.layout.inbox).strip().strip("/")
+    if ".." in where.split("/"):
+        raise BadQuery(f"{where!r} is not a folder inside the KB")
+    prefix = f"{where}/" if where else ""
+    now = time.time() if now is None else now
+    documents = []
+    for row in kb.conn.execute(
+            "SELECT path, title, length(body) AS chars, mtime_ns, compacted FROM docs "
+            "WHERE path >= ? AND path < ? AND catalog = 0 ORDER BY mtime_ns, path",
+            (prefix, prefix + "\U0010ffff")):
+        age = max(0.0, now - row["mtime_ns"] / 1e9) / 86400
+        why = ("marked compacted: true" if row["compacted"]
+               else f"{row['chars']} characters, under {min_chars}" if row["chars"] < min_chars
+               else f"{age:.1f} days old, under {days}" if age < days else "")
+        if why and not include_all:
+            continue
+        documents.append({"path": row["path"], "title": row["title"], "chars": row["chars"],
+                          "age_days": round(age, 1), "modified": iso(row["mtime_ns"]),
+                          "compacted": bool(row["compacted"]), "ready": not why, "why": why})
+    ready = sum(d["ready"] for d in documents)
+    answer: dict = {"dir": where or ".", "min_chars": min_chars, "days": days,
+                    "all": include_all, "count": len(documents), "ready": ready,
+                    "documents": documents,
+                    "summary": f"{plural(ready, 'note')} in {where or '.'}/ ready to compact "
+                               f"(over {min_chars} characters, older than {days} days, not "
+                               "compacted: true)"}
+    if not (kb.root / where).is_dir():
+        answer["warnings"] = [f"the KB has no {where}/ folder: set `kb: inbox:` in "
+                              f"{kb.root / '.solograph.yaml'} to the folder of your inbox "
+                              "notes, or give --dir"]
     return answer

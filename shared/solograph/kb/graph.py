@@ -207,12 +207,16 @@ def page_links(conn: sqlite3.Connection, doc: int) -> dict:
 
 def expand(conn: sqlite3.Connection, hits: list[int], limit: int = EXPAND) -> list[dict]:
     """At most `limit` pages most linked from the hits: each hit at rank r adds 1/r to every
-    page it links to; hits, catalogs and `_*` pages are left out."""
+    page it links to; hits, catalogs and `_*` pages are left out, and a catalog hit passes
+    nothing on (it links to every page: its links say nothing about the query)."""
     taken = set(hits)
     score: dict[int, float] = defaultdict(float)
     sources: dict[int, list[str]] = defaultdict(list)
     for rank, doc in enumerate(hits, 1):
-        path = conn.execute("SELECT path FROM docs WHERE id = ?", (doc,)).fetchone()[0]
+        path, catalog = conn.execute("SELECT path, catalog FROM docs WHERE id = ?",
+                                     (doc,)).fetchone()
+        if catalog:
+            continue
         for (dst,) in conn.execute("SELECT DISTINCT dst FROM links WHERE src = ? AND "
                                    "dst IS NOT NULL", (doc,)):
             if dst not in taken:

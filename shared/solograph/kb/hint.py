@@ -39,9 +39,12 @@ class Hint:
 
     @property
     def text(self) -> str:
+        import json
+        import shlex
+
         return (f"The wiki has a page on this: {self.path} ({self.title}). Read it before "
-                f"answering: kb_search with path \"{self.path}\", or "
-                f"`solograph kb get {self.path}`.")
+                f"answering: kb_search with get {json.dumps(self.path, ensure_ascii=False)}, "
+                f"or `solograph kb get {shlex.quote(self.path)}`.")
 
 
 def _stems(prompt: str) -> dict[str, str]:

@@ -7,6 +7,7 @@
       memory_gate: harness/memory-gate.json  # weights for the memory nudge (default none)
       language: en                    # the wiki's language: alias groups point to it (default:
                                       # read from the pages)
+      inbox: 3-inbox/                 # notes waiting to be compacted (default 3-inbox/)
     scope: [my-app, other-app]        # the portfolio scan's (read by config.py)
 
 An unknown key, or a value of the wrong shape, is an error that names it: a typo must never
@@ -26,8 +27,9 @@ from solograph.errors import ConfigError
 
 CONFIG_FILE = ".solograph.yaml"
 TOP_LEVEL = ("kb", "scope")
-KB_KEYS = ("pages", "stacks", "exclude", "memory_gate", "language")
+KB_KEYS = ("pages", "stacks", "exclude", "memory_gate", "language", "inbox")
 DEFAULT_PAGES = "wiki"
+DEFAULT_INBOX = "3-inbox"
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class Layout:
     exclude: tuple[str, ...] = ()
     memory_gate: str = ""
     language: str = ""  # a language code, lowercase ('en', 'ru', 'pt-br'); '' = read the pages
+    inbox: str = DEFAULT_INBOX
 
     @property
     def pages_prefix(self) -> str:
@@ -65,7 +68,19 @@ class Layout:
     def from_json(cls, text: str) -> Layout:
         data = json.loads(text)
         return cls(pages=data["pages"], stacks=data["stacks"], exclude=tuple(data["exclude"]),
-                   memory_gate=data["memory_gate"], language=data.get("language", ""))
+                   memory_gate=data["memory_gate"], language=data.get("language", ""),
+                   inbox=data.get("inbox", DEFAULT_INBOX))
+
+
+def missing_folders(root: Path, layout: Layout) -> list[str]:
+    """What the layout points at and the folder lacks, as warnings: a KB with no wiki folder
+    answers `--pages`, the graph and the hint with nothing, which must not pass for an empty
+    wiki."""
+    if layout.pages and not (root / layout.pages).is_dir():
+        return [f"the KB at {root} has no {layout.pages}/ folder, so the wiki (--pages, "
+                f"kb-graph, the prompt hint) is empty: set `kb: pages:` in its {CONFIG_FILE} "
+                "to the folder of your linked pages, or `pages: .` for the whole KB"]
+    return []
 
 
 def config_stat(root: Path) -> tuple[int, int] | None:
@@ -117,6 +132,7 @@ def parse_layout(text: str, where: str = CONFIG_FILE) -> Layout:
         memory_gate=(_folder(section.get("memory_gate"), where, "memory_gate")
                      if section.get("memory_gate") else ""),
         language=_language(section.get("language"), where),
+        inbox=_folder(section.get("inbox", DEFAULT_INBOX), where, "inbox"),
     )
 
 

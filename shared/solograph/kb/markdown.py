@@ -47,6 +47,7 @@ class Page:
     tags: list[str] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
     language: str = ""
+    compacted: bool = False  # frontmatter `compacted: true`: the inbox note was digested
     problem: str = ""
     body: str = ""
     body_line: int = 1  # the file line the body starts on
@@ -65,6 +66,8 @@ def parse(text: str, path: str) -> Page:
     page.tags = _strings(meta.get("tags"), r"[,\s]+")
     page.aliases = _strings(meta.get("aliases") or meta.get("alias"), r"\s*,\s*")
     page.language = _scalar(meta.get("language") or meta.get("lang")).lower()
+    page.compacted = meta.get("compacted") is True or _scalar(meta.get("compacted")).lower() \
+        in ("true", "yes")
     _read_body(page)
     if not page.title:
         page.title = PurePosixPath(path).stem

@@ -8,6 +8,8 @@ import sqlite3
 from pathlib import Path
 from types import SimpleNamespace
 
+from solograph.text.plural import plural
+
 TOOLS = ("Ask solograph before grepping: symbol_search finds where a name is defined in any "
          "project; project_info explains a project (stack, deps), who shares a package, "
          "duplicate names; session_search finds what past sessions said, tried or decided; "
@@ -50,10 +52,11 @@ def project_map(db: Path, cwd: str) -> tuple[str, str] | None:
 def render(e: dict) -> str:
     size = e["size"]
     lines = [f"Project map: {e['project']} ({e['path']}), from the solograph portfolio index.",
-             f"Stack: {', '.join(e['stack']) or 'unknown'}. Size: {size['files']} files, "
-             f"{size['lines']} lines, {size['definitions']} definitions."]
+             f"Stack: {', '.join(e['stack']) or 'unknown'}. Size: "
+             f"{plural(size['files'], 'file')}, {plural(size['lines'], 'line')}, "
+             f"{plural(size['definitions'], 'definition')}."]
     if e["languages"]:
-        lines.append("Languages: " + ", ".join(f"{x['language']} ({x['files']} files)"
+        lines.append("Languages: " + ", ".join(f"{x['language']} ({plural(x['files'], 'file')})"
                                                for x in e["languages"][:6]) + ".")
     if e["layers"]:
         lines.append("Layers: " + ", ".join(f"{x['folder']}/ ({x['files']})"

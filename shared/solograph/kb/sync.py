@@ -1,6 +1,8 @@
 """The KB folder into its index: stat every file, re-read what changed, drop what went.
 
-A page is re-read only when its size or mtime changed. Links are resolved at sync, again for
+A page is re-read only when its size or mtime changed, and then only when its bytes did: a
+page of the same size whose hash is the one stored (`touch`, a checkout, a sync tool moving
+mtimes) only has its mtime noted (`touched`). Links are resolved at sync, again for
 every page whenever a page appeared or went (a broken link may have found its page). What the
 catalog (index.md) says about each page is its `index_line`, searched with the title's
 weight. Every text stored passes through `redact` first; an index written under older rules
@@ -24,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from solograph.index import Synced
-from solograph.kb.layout import Layout
+from solograph.kb.layout import Layout, missing_folders
 from solograph.kb.resolve import Resolver
 from solograph.kb.store import KbIndex, configured, open_kb
 from solograph.kb.walk import walk
@@ -53,9 +55,11 @@ class SyncReport:
     reasons: dict[str, int] = field(default_factory=dict)
     outside: list[str] = field(default_factory=list)  # links leaving the KB, not followed
     unreadable: int = 0  # pages and folders the process may not open (read again each sync)
+    touched: int = 0  # pages whose mtime moved and whose bytes did not: not read again
 
     def to_dict(self) -> dict:
         return {"docs": self.docs, "pages": self.pages, "read": self.read,
+                "touched": self.touched,
                 "deleted": self.deleted, "huge": self.huge, "problems": self.problems,
                 "reasons": self.reasons, "outside": self.outside,
                 "unreadable": self.unreadable, "pending": self.pending,
@@ -75,6 +79,9 @@ def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
     stored = {r[0]: (r[1], r[2], r[3]) for r in conn.execute(
         "SELECT path, id, size, mtime_ns FROM docs WHERE path >= ? AND path < ?",
         (prefix, prefix + "\U0010ffff"))}
+    hashes = dict(conn.execute(
+        "SELECT path, hash FROM docs WHERE hash != '' AND problem NOT LIKE 'unreadable:%' "
+        "AND path >= ? AND path < ?", (prefix, prefix + "\U0010ffff")).fetchall())
     changed = [p for p, st in listing.pages.items()
                if p not in stored or stored[p][1:] != st]
     # A page we could not open is read again once we may (a chmod leaves its mtime alone).
@@ -87,11 +94,17 @@ def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
         "SELECT path FROM assets WHERE path >= ? AND path < ?", (prefix, prefix + "\U0010ffff"))}
     report = SyncReport(huge=sorted(listing.huge), outside=sorted(listing.outside))
     if changed or gone or stored_assets != listing.assets:
-        parsed = _read_changed(kb.root, changed, listing.pages, stored, deadline)
+        parsed = _read_changed(kb.root, changed, listing.pages, stored, deadline, hashes)
         report.pending = len(changed) - len(parsed)
+        touched = {p: r for p, r in parsed.items() if r.page is None}
+        report.touched = len(touched)
+        for path in touched:
+            del parsed[path]
         if gone:  # a page that went (made private, a link now refused) leaves the file's bytes
             conn.execute("PRAGMA secure_delete = ON")
         with transaction(conn):
+            conn.executemany("UPDATE docs SET mtime_ns = ? WHERE path = ?",
+                             [(r.stat[1], p) for p, r in touched.items()])
             _write(kb, parsed, gone, listing.assets, stored_assets, set(stored))
         if gone:
             _scrub(conn)
@@ -120,12 +133,16 @@ def _scrub(conn: sqlite3.Connection) -> None:
 
 
 def _read_changed(root: Path, changed: list[str], pages: dict[str, tuple[int, int]],
-                  stored: dict[str, tuple[int, int, int]],
-                  deadline: float | None) -> dict[str, _Read]:
-    """The changed pages, parsed; under a deadline newest first, stopping once it passed
-    (pages flagged for a forced re-read, stored size -1, are read regardless)."""
+                  stored: dict[str, tuple[int, int, int]], deadline: float | None,
+                  hashes: dict[str, str]) -> dict[str, _Read]:
+    """The changed pages, parsed (or found unchanged by their hash: `page` None); under a
+    deadline newest first, stopping once it passed (pages flagged for a forced re-read,
+    stored size -1, are read regardless)."""
+    def known(p: str) -> str:  # the stored hash, when only the mtime can have moved
+        return hashes.get(p, "") if p in stored and stored[p][1] == pages[p][0] else ""
+
     if deadline is None:
-        return {p: _read(root, p, pages[p]) for p in changed}
+        return {p: _read(root, p, pages[p], known(p)) for p in changed}
     forced = [p for p in changed if p in stored and stored[p][1] == -1]
     rest = sorted((p for p in changed if not (p in stored and stored[p][1] == -1)),
                   key=lambda p: (-pages[p][1], p))
@@ -133,17 +150,24 @@ def _read_changed(root: Path, changed: list[str], pages: dict[str, tuple[int, in
     for p in rest:
         if parsed and time.monotonic() >= deadline:
             break
-        parsed[p] = _read(root, p, pages[p])
+        parsed[p] = _read(root, p, pages[p], known(p))
     return parsed
 
 
 @dataclass
 class _Read:
     stat: tuple[int, int]
-    page: Page
+    page: Page | None  # None: the bytes are the ones indexed
+    hash: str = ""
 
 
-def _read(root: Path, rel: str, stat: tuple[int, int]) -> _Read:
+def content_hash(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _read(root: Path, rel: str, stat: tuple[int, int], known: str = "") -> _Read:
     try:
         data = (root / rel).read_bytes()
     except OSError as exc:
@@ -151,6 +175,9 @@ def _read(root: Path, rel: str, stat: tuple[int, int]) -> _Read:
 
         page = Page(title=PurePosixPath(rel).stem, problem=f"unreadable: {exc.strerror}")
         return _Read(stat, page)
+    digest = content_hash(data)
+    if known and digest == known:
+        return _Read(stat, None, digest)
     from solograph.kb.markdown import parse  # only when a page is read: the hook rarely is
     from solograph.text.secrets import redact
 
@@ -158,7 +185,7 @@ def _read(root: Path, rel: str, stat: tuple[int, int]) -> _Read:
     page = parse(text, rel)
     if b"\x00" in data[:4096]:
         page.problem = page.problem or "binary content"
-    return _Read(stat, page)
+    return _Read(stat, page, digest)
 
 
 def _write(kb: KbIndex, parsed: dict[str, _Read], gone: list[str], assets: set[str],
@@ -218,19 +245,20 @@ def _insert(conn: sqlite3.Connection, layout: Layout, resolver: Resolver, path: 
     values = (read.stat[0], read.stat[1], int(layout.in_pages(path)), int(catalog),
               page.title, page.description, json.dumps(page.tags, ensure_ascii=False),
               json.dumps(page.aliases, ensure_ascii=False), page.language, page.problem,
-              page.body)
+              page.body, read.hash, int(page.compacted))
     row = conn.execute("SELECT id FROM docs WHERE path = ?", (path,)).fetchone()
     if row is not None:
         doc = row[0]
         _clear(conn, doc)
         conn.execute("UPDATE docs SET size = ?, mtime_ns = ?, in_pages = ?, catalog = ?, "
                      "title = ?, description = ?, tags = ?, aliases = ?, language = ?, "
-                     "problem = ?, body = ?, index_line = '' WHERE id = ?", (*values, doc))
+                     "problem = ?, body = ?, hash = ?, compacted = ?, index_line = '' "
+                     "WHERE id = ?", (*values, doc))
     else:
         doc = conn.execute(
             "INSERT INTO docs (size, mtime_ns, in_pages, catalog, title, description, tags, "
-            "aliases, language, problem, body, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            "?)", (*values, path)).lastrowid
+            "aliases, language, problem, body, hash, compacted, path) VALUES (?, ?, ?, ?, ?, "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?)", (*values, path)).lastrowid
     body_stems = []  # the sections cover the body: it is stemmed once, for both tables
     heads: dict[str, str] = {}
     for seq, section in enumerate(page.sections):
@@ -323,15 +351,19 @@ def index_kb(settings: Settings) -> dict:
         report["kb"] = str(kb.root)
         report["index"] = str(settings.kb_db)
         report["pages_folder"] = kb.layout.pages or "."
+        report["warnings"] = missing_folders(kb.root, kb.layout)
         report["summary"] = (
             f"{report['docs']} documents ({report['pages']} in {report['pages_folder']}/), "
             f"{report['read']} read, {report['deleted']} dropped in {report['seconds']} s"
+            + (f"; {report['touched']} with a new mtime and the same bytes, not read again"
+               if report["touched"] else "")
             + (f"; {report['problems']} with problems (see `solograph kb-graph --check`)"
                if report["problems"] else "")
             + (f"; {len(report['huge'])} too large to index" if report["huge"] else "")
             + (f"; {len(report['outside'])} links leaving the KB not followed"
                if report["outside"] else "")
-            + (f"; {report['unreadable']} unreadable" if report["unreadable"] else ""))
+            + (f"; {report['unreadable']} unreadable" if report["unreadable"] else "")
+            + "".join(f"\nwarning: {w}" for w in report["warnings"]))
         return report
     finally:
         kb.close()

@@ -1,9 +1,11 @@
 """The files of a KB, by stat only: what a sync compares with the index before reading.
 
-Hidden files and folders (`.git`, `.obsidian`, `.solo`), `exclude:` rules and folders marked
-private (`.solograph-private`, `.metadata_never_index`) are never entered. A symbolic link is
-followed (once) only when its target is inside the KB: one leaving it (`wiki/netrc.md ->
-~/.netrc`, a folder linked to `/`) is never read, only counted in `outside`.
+Hidden files and folders (`.git`, `.obsidian`, `.solo`), `exclude:` rules, what the KB's
+`.gitignore` and `.indexignore` files ignore (gitignore syntax, in any folder: kb/ignore.py)
+and folders marked private (`.solograph-private`, `.metadata_never_index`) are never entered.
+A symbolic link is followed (once) only when its target is inside the KB: one leaving it
+(`wiki/netrc.md -> ~/.netrc`, a folder linked to `/`) is never read, only counted in
+`outside`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from solograph.kb.ignore import Rules, ignored, rules_of
 from solograph.kb.layout import Layout
 from solograph.kb.resolve import MARKDOWN
 
@@ -36,9 +39,9 @@ def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_
         out.outside.append(under)
         return out
     seen: set[tuple[int, int]] = set()
-    stack = [(start, under)]
+    stack: list[tuple[Path, str, list[Rules]]] = [(start, under, _above(root, under))]
     while stack:
-        folder, rel = stack.pop()
+        folder, rel, levels = stack.pop()
         try:
             st = os.stat(folder)
             if (st.st_dev, st.st_ino) in seen:
@@ -54,6 +57,9 @@ def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_
         names = {e.name for e in items}
         if any(m in names for m in PRIVATE_MARKERS):
             continue
+        own = rules_of(str(folder), rel, names)
+        if own is not None:
+            levels = [*levels, own]
         for entry in items:
             name = entry.name
             if name.startswith("."):
@@ -66,9 +72,12 @@ def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_
                     out.outside.append(path)
                     continue
                 if entry.is_dir():
-                    stack.append((Path(entry.path), path))
+                    if not (levels and ignored(levels, path, True)):
+                        stack.append((Path(entry.path), path, levels))
                     continue
                 if not entry.is_file():
+                    continue
+                if levels and ignored(levels, path, False):
                     continue
                 if not name.lower().endswith(MARKDOWN):
                     out.assets.add(path)
@@ -84,6 +93,26 @@ def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_
                 continue
             out.pages[path] = (est.st_size, est.st_mtime_ns)
     return out
+
+
+def _above(root: Path, under: str) -> list[Rules]:
+    """The ignore rules of the folders above `under` (a walk of one folder still honours the
+    KB root's .gitignore)."""
+    levels: list[Rules] = []
+    if not under:
+        return levels
+    parts = under.split("/")
+    for i in range(len(parts)):
+        rel = "/".join(parts[:i])
+        folder = root / rel if rel else root
+        try:
+            names = set(os.listdir(folder))
+        except OSError:
+            continue
+        own = rules_of(str(folder), rel, names)
+        if own is not None:
+            levels.append(own)
+    return levels
 
 
 def _inside(path: str, boundary: str) -> bool:

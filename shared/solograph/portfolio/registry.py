@@ -9,6 +9,7 @@ its row, marked removed, and `refresh` never adds it back.
 from __future__ import annotations
 
 import os
+import shlex
 import sqlite3
 import time
 from pathlib import Path
@@ -42,10 +43,11 @@ class RefreshReport:
         self.known = 0
         self.missing: list[str] = []
         self.purged: list[str] = []
+        self.warnings: list[str] = []  # scan paths that are not there or hold no checkout
 
     def to_dict(self) -> dict:
         return {"added": self.added, "known": self.known, "missing": self.missing,
-                "purged": self.purged}
+                "purged": self.purged, "warnings": self.warnings}
 
 
 def discover(scan_paths: tuple[Path, ...] | list[Path], *,
@@ -99,7 +101,11 @@ def _project(row: sqlite3.Row) -> Project:
 
 def get_project(conn: sqlite3.Connection, name: str) -> Project:
     row = conn.execute("SELECT id, name, path, removed, scanned_at FROM projects "
-                       "WHERE name = ? AND removed = 0", (name,)).fetchone()
+                       "WHERE name = ?", (name,)).fetchone()
+    if row is not None and row["removed"]:
+        raise UnknownProject(
+            f"project {name!r} was taken out of the registry (`registry --remove`)",
+            hint=f"bring it back with `solograph registry --add {shlex.quote(row['path'])}`")
     if row is None:
         raise UnknownProject(
             f"project {name!r} is not in the registry",
@@ -122,6 +128,7 @@ def refresh(conn: sqlite3.Connection, scan_paths: tuple[Path, ...] | list[Path])
     """Add checkouts that appeared; purge projects that became private; report missing ones."""
     report = RefreshReport()
     checkouts = discover(scan_paths)
+    report.warnings = path_warnings(scan_paths, checkouts)
     with transaction(conn):
         rows = conn.execute("SELECT id, name, path, removed FROM projects").fetchall()
         by_path = {r["path"]: r for r in rows}
@@ -146,6 +153,26 @@ def refresh(conn: sqlite3.Connection, scan_paths: tuple[Path, ...] | list[Path])
                          (name, str(checkout), time.time()))
             report.added.append(name)
     return report
+
+
+def path_warnings(scan_paths: tuple[Path, ...] | list[Path],
+                  checkouts: list[Path]) -> list[str]:
+    """A scan path that is not there, or holds no checkout, as a warning with the fix: it
+    would otherwise be a silent zero."""
+    out = []
+    for root in scan_paths:
+        root = Path(root).expanduser()
+        if not root.is_dir():
+            out.append(f"scan path {root} does not exist: set CODEGRAPH_SCAN_PATH to the "
+                       "folders that hold your checkouts (comma-separated)")
+            continue
+        inside = str(root.resolve()).rstrip(os.sep) + os.sep
+        if not any(str(c) == str(root.resolve()) or str(c).startswith(inside)
+                   for c in checkouts):
+            out.append(f"scan path {root} holds no git checkout (no folder with .git within "
+                       f"{MAX_DEPTH} levels): point CODEGRAPH_SCAN_PATH at your checkouts, "
+                       "or add one with `solograph registry --add PATH`")
+    return out
 
 
 def _unique_name(path: Path, taken: set[str]) -> str:

@@ -34,6 +34,7 @@ from solograph.portfolio.files import list_files
 from solograph.portfolio.manifests import Package, manifest_kind, parse_manifest
 from solograph.portfolio.registry import Project
 from solograph.store import set_meta, transaction
+from solograph.text.plural import plural
 from solograph.text.secrets import redact
 from solograph.text.tokens import fold_name, identifier_index_text, index_text
 
@@ -72,11 +73,11 @@ class ScanReport:
     def summary(self) -> str:
         skipped = ", ".join(f"{v} {k}" for k, v in self.skipped.items() if v) or "none"
         bad = f" ({self.manifest_errors} read in part)" if self.manifest_errors else ""
-        line = (f"scanned {self.projects} projects: {self.files} files, {self.parsed} read, "
-                f"{self.unchanged} unchanged, {self.deleted} removed, {self.symbols} definitions "
-                f"indexed, {self.parsed_in_part} parsed in part, skipped: {skipped}; "
-                f"{self.packages} packages from {self.manifests} manifests{bad} "
-                f"in {self.seconds:.2f}s")
+        line = (f"scanned {plural(self.projects, 'project')}: {plural(self.files, 'file')}, "
+                f"{self.parsed} read, {self.unchanged} unchanged, {self.deleted} removed, "
+                f"{plural(self.symbols, 'definition')} indexed, {self.parsed_in_part} parsed in "
+                f"part, skipped: {skipped}; {plural(self.packages, 'package')} from "
+                f"{plural(self.manifests, 'manifest')}{bad} in {self.seconds:.2f}s")
         if self.missing:
             line += f"; missing checkouts: {', '.join(self.missing)}"
         return line

@@ -20,6 +20,7 @@ INDEX = Index(
     as_of="solograph.sessions.store:as_of",
     sync="solograph.sessions.sync:sync_for_read",
     sync_job="sync_sessions",
+    folder="solograph.sessions.sync:folder_access",
     pending_note=("{n} changed transcript file(s) not read yet (newest were read first); the "
                   "next search or `solograph sync-sessions` (or the worker) reads them"),
     answers=(

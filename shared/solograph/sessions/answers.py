@@ -3,10 +3,13 @@ matching messages) and `session_export` (one whole conversation)."""
 
 from __future__ import annotations
 
-from solograph.errors import BadQuery
+import sqlite3
+
+from solograph.errors import BadQuery, UnknownProject
 from solograph.freshness import Freshness
 from solograph.index import Handle
 from solograph.sessions import search as ranking
+from solograph.text.plural import plural
 from solograph.typed import NotRequired, TypedDict
 
 
@@ -39,6 +42,7 @@ class SessionSearch(TypedDict, total=False):
     matches: int
     total_matches: int
     messages: list[dict]
+    warnings: list[str]
     freshness: Freshness
     note: NotRequired[str]
 
@@ -63,10 +67,42 @@ def session_search(handle: Handle, *, query: str, project: str | None = None,
         from solograph.sessions import transcript
 
         return transcript.read_matches(conn, session, query, limit=limit)
+    if project:
+        check_project(conn, project)
     scope = ranking.project_scope(project or "", exclude=exclude_session)
     terms, hits = ranking.search(conn, query, limit=limit, scope=scope)
-    return {"query": query, "project": project, "count": len(hits),
-            "respelled": terms.respelled, "results": hits}
+    answer = {"query": query, "project": project, "count": len(hits),
+              "respelled": terms.respelled, "results": hits}
+    left_out = skipped(conn)
+    if not hits and left_out.get("temp"):
+        answer["warnings"] = [f"{plural(left_out['temp'], 'batch run')} from temporary folders "
+                              "left out (sessions started in /tmp and the like are never "
+                              "indexed)"]
+    return answer
+
+
+def skipped(conn: sqlite3.Connection) -> dict[str, int]:
+    """Sessions kept out on purpose, by why: `temp` (batch runs), `private`."""
+    return dict(conn.execute(
+        "SELECT status, COUNT(DISTINCT CASE WHEN session_id != '' THEN session_id ELSE path "
+        "END) FROM files WHERE status IN ('temp', 'private') GROUP BY status").fetchall())
+
+
+def check_project(conn: sqlite3.Connection, project: str) -> None:
+    """A project no session was started in is a mistake to name, not an empty answer."""
+    scope = ranking.project_scope(project)
+    if conn.execute(f"SELECT 1 FROM sessions s WHERE {scope.where} LIMIT 1",
+                    scope.params).fetchone():
+        return
+    import difflib
+
+    names = sorted({ranking.project_name(r[0]) for r in conn.execute(
+        "SELECT DISTINCT cwd FROM sessions WHERE cwd != '' LIMIT 10000")} - {""})
+    close = difflib.get_close_matches(project, names, n=3, cutoff=0.6) or \
+        [n for n in names if project.lower() in n.lower()][:3]
+    raise UnknownProject(f"no session was started in a project named {project!r}",
+                         hint=f"did you mean: {', '.join(close)}?" if close else
+                         "the project is the name of the folder a session started in")
 
 
 def session_export(handle: Handle, *, session_id: str, fmt: str = "markdown") -> dict:

@@ -5,8 +5,17 @@ search renders snippets with it and must not load the line parser."""
 from __future__ import annotations
 
 import json
+import re
 
 from solograph.text.tokens import index_text_long
+
+IMAGE_MARKER = re.compile(r"\[Image #\d+\]")  # where Claude Code pasted an image
+_BLANKS = re.compile(r"[ \t]{2,}")
+
+
+def without_images(text: str) -> str:
+    """`text` without `[Image #N]` markers (and the blanks they leave)."""
+    return _BLANKS.sub(" ", IMAGE_MARKER.sub("", text)).strip()
 
 
 def tool_text(tools: list[tuple[str, dict[str, str]]]) -> str:

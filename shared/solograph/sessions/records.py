@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from solograph import bounded_json
+from solograph.sessions.entries import without_images
 from solograph.text.secrets import redact_cut
 
 MAX_TEXT = 100_000  # characters kept of one record's text (a pasted log can be megabytes)
@@ -60,6 +61,7 @@ _MACHINE_TAGS = ("local-command-stdout", "local-command-stderr", "local-command-
 _NOTICE_TAGS = ("task-notification", "bash-input", "command-message")
 _LEADING_TAG = re.compile(r"\s*<([a-z][a-z0-9-]*)>")
 INTERRUPTED = "[Request interrupted by user"
+# Where a pasted image was: Claude Code's placeholder, not words anyone will search for.
 
 
 @dataclass(slots=True)
@@ -226,6 +228,10 @@ def classify(text: str) -> tuple[str, str]:
             return "", ""
         if tag.group(1) in _NOTICE_TAGS:
             return "notice", stripped
+    if "[Image #" in stripped:
+        stripped = without_images(stripped)
+        if not stripped:
+            return "", ""
     return "prompt", stripped
 
 

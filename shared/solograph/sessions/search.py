@@ -211,8 +211,16 @@ def describe(row: sqlite3.Row) -> dict:
         "messages": row["messages"],
         "archived": not live,
         "transcript": "live" if live else "deleted",
-        "resume": f"claude --resume {row['session_id']}" if live else None,
+        "resume": resume_command(row["session_id"], row["cwd"]) if live else None,
     }
+
+
+def resume_command(session_id: str, cwd: str) -> str:
+    """`cd '<folder>' && claude --resume ID`: Claude Code finds a session from the folder it
+    started in, so the command works from anywhere."""
+    if not cwd:
+        return f"claude --resume {session_id}"
+    return "cd '" + cwd.replace("'", "'\\''") + f"' && claude --resume {session_id}"
 
 
 def project_name(cwd: str) -> str:

@@ -12,7 +12,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Sequence
 
-from solograph.sessions.entries import tool_text
+from solograph.sessions.entries import tool_text, without_images
 from solograph.text.tokens import split_identifier, stem
 
 WINDOW = 240
@@ -60,9 +60,10 @@ def snippet(text: str, tools: str, terms: Sequence[str], width: int = WINDOW) ->
     """A passage of about `width` characters of the message (its text, then its tool calls)
     holding as many of `terms` as fit, on one line, with "…" where it was cut."""
     terms = list(dict.fromkeys(w for t in terms for w in t.split()))  # a phrase's words
-    full = text
+    # Messages stored before markers were dropped at read time still hold them.
+    full = without_images(text) if "[Image #" in text else text
     if tools:
-        full = f"{text}\n{tool_text(tools_of(tools))}" if text else tool_text(tools_of(tools))
+        full = f"{full}\n{tool_text(tools_of(tools))}" if full else tool_text(tools_of(tools))
     hits = _positions(full[:_SCAN], terms)
     if not hits:
         return _one_line(full[:width]) + ("…" if len(full) > width else "")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-MAX_TITLE = 120
+from solograph.sessions.entries import IMAGE_MARKER as _IMAGE
 
-_IMAGE = re.compile(r"\[Image #\d+\]")
+MAX_TITLE = 120
 _SPACE = re.compile(r"\s+")
 
 

@@ -45,6 +45,13 @@ def refresh(conn: sqlite3.Connection, keys: Iterable[int]) -> None:
                               prompts=_prompts(conn, key))
         conn.execute("UPDATE sessions SET messages = ?, first_at = ?, last_at = ?, title = ? "
                      "WHERE id = ?", (count, first, last, title, key))
+        # Where the session started: the first folder of the main transcript holding its
+        # earliest message, which is the folder `claude --resume` finds it from. A sub-agent's
+        # file (read first when it is newer) carries the folder the session had moved to.
+        conn.execute(
+            "UPDATE sessions SET cwd = COALESCE((SELECT f.cwd FROM entries e JOIN files f "
+            "ON f.id = e.file_id WHERE e.session = ? AND f.kind = 'main' AND f.cwd != '' "
+            "ORDER BY e.at = '', e.at, e.seq LIMIT 1), cwd) WHERE id = ?", (key, key))
 
 
 def _summary(conn: sqlite3.Connection, key: int, session_id: str) -> str:

@@ -21,6 +21,8 @@ from solograph.typed import NotRequired, TypedDict
 Action = Literal["search", "list", "tags", "related"]
 ACTIONS: tuple[str, ...] = Action.__args__
 MAX_TAGS = 100
+# The sources this code indexes: a search of one is valid before anything is indexed from it.
+BUILT_IN = ("producthunt", "telegram", "trustmrr", "youtube")
 
 
 class SourceHit(TypedDict, total=False):
@@ -32,6 +34,12 @@ class SourceHit(TypedDict, total=False):
     date: str
     score: float
     match: str
+    # As the search API this one replaced named them: id, kind, source, date, score in 0..1.
+    doc_id: str
+    source_type: str
+    source_name: str
+    created: str
+    relevance: float
 
 
 class SourceSearch(TypedDict, total=False):
@@ -57,6 +65,8 @@ def source_search(handle: Handle, *, query: str | None = None, action: str = "se
         raise BadQuery(f"unknown action {action!r}", hint=f"use one of: {', '.join(ACTIONS)}")
     conn = handle.conn
     source = (source or "").strip().lower() or None
+    if source and action in ("search", "list"):
+        known_source(conn, source)
     if action == "list":
         return list_sources(conn, source=source, limit=limit)
     if action == "tags":
@@ -68,6 +78,37 @@ def source_search(handle: Handle, *, query: str | None = None, action: str = "se
     if action == "related":
         return related(conn, query, limit=limit)
     return ranking.search(conn, query, source=source, limit=limit)
+
+
+def known_source(conn: sqlite3.Connection, source: str) -> str:
+    """`source` when the index holds it or can (the built-in sources); otherwise the error
+    names the ones available, as `available`."""
+    check_source(source)
+    held = {r[0] for r in conn.execute("SELECT DISTINCT source FROM documents")}
+    available = sorted(held | set(BUILT_IN))
+    if source not in available:
+        raise BadQuery(f"unknown source {source!r}", hint=f"use one of: {', '.join(available)}",
+                       available=available)
+    return source
+
+
+def totals(conn: sqlite3.Connection) -> dict[str, int]:
+    """Items per source (a video counts once, whatever its chunks): `count` in the list and
+    the `total` of /health."""
+    return dict(conn.execute("SELECT source, COUNT(DISTINCT COALESCE(video, key)) "
+                             "FROM documents GROUP BY source ORDER BY source").fetchall())
+
+
+def nothing_indexed(query: str | None, *, source: str | None = None, note: str = "") -> dict:
+    """The search answer while no index exists yet: no results, not an error, so a SearXNG
+    engine shows nothing instead of logging a failure on every query."""
+    if not query or not query.strip():
+        raise BadQuery("empty query", hint='give words to find: "pricing tiers"')
+    source = (source or "").strip().lower() or None
+    if source:
+        check_source(source)
+    return {"action": "search", "query": query, "source": source, "count": 0, "results": [],
+            "note": note}
 
 
 def iso(ts: float) -> str:
@@ -88,7 +129,8 @@ def list_sources(conn: sqlite3.Connection, *, source: str | None = None, limit: 
                            "WHERE source = ? ORDER BY finished_at DESC LIMIT 1",
                            (row["source"],)).fetchone()
         sources.append({
-            "source": row["source"], "documents": row["documents"], "items": row["items"],
+            "source": row["source"], "count": row["items"], "documents": row["documents"],
+            "items": row["items"],
             "last_indexed": iso(row["last"]),
             "last_run": None if run is None else {
                 "target": run["target"], "finished": iso(run["finished_at"]),

@@ -79,6 +79,11 @@ def _result(conn: sqlite3.Connection, doc: int, score: float, match: str,
     out["content"] = content
     out.update({"id": row["key"], "source": row["source"], "date": row["date"],
                 "score": round(-score, 3), "match": match})
+    # The fields of the search API this one replaced, which SearXNG setups and scripts read.
+    out.update({"doc_id": row["key"], "source_type": source_type(row["source"], row["key"],
+                                                                 row["video"]),
+                "source_name": row["source"], "created": row["date"],
+                "relevance": relevance(-score)})
     if row["video"]:
         out["video"] = row["video"]
         if "start" in meta:
@@ -94,6 +99,21 @@ def _result(conn: sqlite3.Connection, doc: int, score: float, match: str,
     if extra:
         out["meta"] = extra
     return out
+
+
+def relevance(score: float) -> float:
+    """0..1, higher is better: BM25 (positive, unbounded) squashed as s / (1 + s). It orders
+    hits exactly as the score does and is not a rank position."""
+    score = max(0.0, score)
+    return round(score / (1 + score), 4)
+
+
+def source_type(source: str, key: str, video: str | None) -> str:
+    """What kind of document a hit is: `youtube-transcript` (a chunk of a talk),
+    `youtube-video` (its title and description), else the source's name."""
+    if video:
+        return "youtube-video" if key.endswith("@about") else "youtube-transcript"
+    return source
 
 
 def snippet(text: str, terms: list[str], width: int = SNIPPET) -> str:

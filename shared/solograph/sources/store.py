@@ -202,11 +202,15 @@ def record_run(conn: sqlite3.Connection, source: str, target: str, started: floa
 
 
 def delete(conn: sqlite3.Connection, key: str) -> dict:
-    """Remove `source/id`: one document, or a video with all its chunks and tags."""
-    source, _, ident = key.strip().partition("/")
-    if not source or not ident:
-        raise BadQuery(f"expected SOURCE/ID, got {key!r}",
-                       hint="take the `id` of a search result, e.g. youtube/dQw4w9WgXcQ")
+    """Remove `source/id`: one document, or a video with all its chunks and tags; a bare
+    `source` removes the whole source (its documents, videos, tags and runs)."""
+    source, _, ident = key.strip().strip("/").partition("/")
+    if not source:
+        raise BadQuery(f"expected SOURCE or SOURCE/ID, got {key!r}",
+                       hint="take the `id` of a search result, e.g. youtube/dQw4w9WgXcQ, "
+                            "or a source from `solograph sources list`")
+    if not ident:
+        return _delete_source(conn, check_source(source))
     with transaction(conn):
         docs = conn.execute("DELETE FROM documents WHERE key = ?", (key,)).rowcount
         videos = 0
@@ -217,6 +221,20 @@ def delete(conn: sqlite3.Connection, key: str) -> dict:
         raise NotFound(f"nothing stored under {key!r}",
                          hint="list what a source holds with `solograph sources list -s SOURCE`")
     return {"deleted": key, "documents": docs, "videos": videos}
+
+
+def _delete_source(conn: sqlite3.Connection, source: str) -> dict:
+    with transaction(conn):
+        docs = conn.execute("DELETE FROM documents WHERE source = ?", (source,)).rowcount
+        videos = 0
+        if source == "youtube":
+            conn.execute("DELETE FROM video_tags")
+            videos = conn.execute("DELETE FROM videos").rowcount
+        runs = conn.execute("DELETE FROM runs WHERE source = ?", (source,)).rowcount
+    if not docs and not videos and not runs:
+        raise NotFound(f"the index holds nothing from {source!r}",
+                       hint="list the sources with `solograph sources list`")
+    return {"deleted": source, "documents": docs, "videos": videos}
 
 
 # --------------------------------------------------------------------------- re-redaction

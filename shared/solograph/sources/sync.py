@@ -16,9 +16,11 @@ if TYPE_CHECKING:
 
 
 def index_youtube(settings: Settings, targets: list[str] | None = None, *,
-                  channel: str | None = None, limit: int = 10, force: bool = False) -> dict:
+                  channel: str | None = None, limit: int = 10, force: bool = False,
+                  import_files: list[Path] | None = None) -> dict:
     """Index YouTube videos (URLs or ids) and/or a channel's newest `limit`: metadata and
-    subtitles through yt-dlp, chunked, tagged; videos already indexed are skipped."""
+    subtitles through yt-dlp, chunked, tagged; videos already indexed are skipped. Saved info
+    dicts (`import_files`, each with its subtitle file beside it) are indexed offline."""
     from solograph.sources import youtube
 
     started = time.time()
@@ -26,8 +28,10 @@ def index_youtube(settings: Settings, targets: list[str] | None = None, *,
             tempfile.TemporaryDirectory(prefix="solograph-yt-") as workdir:
         report = youtube.index_youtube(
             conn, targets or (), channel=channel, limit=limit, langs=settings.subtitle_langs,
-            workdir=Path(workdir), force=force, searxng_url=settings.searxng_url)
-        record_run(conn, "youtube", channel or " ".join(targets or ()), started,
+            workdir=Path(workdir), force=force, searxng_url=settings.searxng_url,
+            saved_files=import_files or ())
+        record_run(conn, "youtube", channel or " ".join(
+            [*(targets or ()), *map(str, import_files or ())]), started,
                    len(report["indexed"]), report["problems"])
     return report
 
@@ -44,7 +48,8 @@ def import_telegram(settings: Settings, path: Path, *, username: str = "") -> di
 
 
 def delete_source(settings: Settings, key: str) -> dict:
-    """Remove `source/id` from the sources index (a video with all its chunks)."""
+    """Remove `source/id` from the sources index (a video with all its chunks), or with a bare
+    `source` the whole source."""
     with writing(settings.sources_db) as conn:
         return delete(conn, key)
 

@@ -22,6 +22,7 @@ from solograph import bounded_json
 from solograph.bounded_json import scalar
 from solograph.errors import BadQuery
 from solograph.sources.store import Document, put
+from solograph.text.plural import plural
 from solograph.text.secrets import redact_cut
 
 SOURCE = "telegram"
@@ -152,5 +153,6 @@ def import_export(conn: sqlite3.Connection, path: Path, *, username: str = "") -
         reasons["unreadable_message"] = skipped
     return {"source": SOURCE, "file": str(path), "chats": names, "indexed": written,
             "skipped": skipped, "reasons": reasons,
-            "summary": f"{written} messages indexed from {', '.join(names)}"
-                       + (f", {skipped} unreadable messages skipped" if skipped else "")}
+            "summary": f"{plural(written, 'message')} indexed from {', '.join(names)}"
+                       + (f", {plural(skipped, 'unreadable message')} skipped"
+                          if skipped else "")}

@@ -28,6 +28,7 @@ from solograph.sources.chunks import Chunk, chunk_transcript, clock, video_url
 from solograph.sources.store import Document, put_video
 from solograph.sources.topics import load_topics, tag_text
 from solograph.sources.vtt import BadSubtitles, parse_vtt
+from solograph.text.plural import plural
 
 SOURCE = "youtube"
 MAX_SECONDS = 1e9  # a time past this (31 years) in an info dict is garbage
@@ -275,6 +276,64 @@ def ingest(conn: sqlite3.Connection, info: dict) -> dict:
             "tags": list(tags), "problems": problems}
 
 
+MAX_INFO_BYTES = 64 << 20  # a saved info dict is a few hundred KB; past this it is not one
+
+
+def load_saved(path: Path, langs: Iterable[str]) -> dict:
+    """A yt-dlp info dict saved to a file (`yt-dlp --write-info-json --write-subs
+    --skip-download URL`, or a script's `sanitize_info`) with its subtitle file beside it,
+    ready for `ingest`, offline: the subtitles chosen as for a fetch, read from the file
+    beside (`<name>.<lang>.vtt` for `<name>.info.json`)."""
+    try:
+        if path.stat().st_size > MAX_INFO_BYTES:
+            raise BadQuery(f"{path} is too large for an info dict")
+        info, _ = bounded_json.loads(path.read_bytes())
+    except OSError as exc:
+        raise BadQuery(f"cannot read {path}: {exc.strerror}") from None
+    except ValueError:
+        raise BadQuery(f"{path} is not JSON: save it with yt-dlp --write-info-json") from None
+    _check(info, BadQuery)
+    found = _beside(path, _mapping(info.get("requested_subtitles")))
+    chosen = choose_subtitles(info, langs)
+    lang = chosen[0] if chosen and chosen[0] in found else next(
+        (k for want in langs for k in found if k == want or k.split("-")[0] == want),
+        next(iter(found), None))
+    info = dict(info)
+    if lang is None:
+        info["requested_subtitles"], info["_solograph_subtitles"] = {}, None
+        return info
+    auto = lang not in _mapping(info.get("subtitles")) and \
+        lang in _mapping(info.get("automatic_captions"))
+    info["requested_subtitles"] = {lang: {"ext": "vtt", "filepath": str(found[lang])}}
+    info["_solograph_subtitles"] = {"lang": lang, "auto": auto}
+    return info
+
+
+def _beside(path: Path, requested: dict) -> dict[str, Path]:
+    """{language: .vtt file} in the info file's folder: `<name>.<lang>.vtt`, and the files
+    yt-dlp named in `requested_subtitles` (looked for beside the info file, wherever it ran)."""
+    name = path.name
+    for suffix in (".info.json", ".json"):
+        if name.endswith(suffix):
+            name = name[:-len(suffix)]
+            break
+    out: dict[str, Path] = {}
+    for lang, sub in requested.items():
+        where = _mapping(sub).get("filepath")
+        if isinstance(lang, str) and isinstance(where, str) and "\0" not in where:
+            candidate = path.parent / Path(where).name
+            if candidate.is_file():
+                out[lang] = candidate
+    try:
+        for vtt in sorted(path.parent.glob("*.vtt")):
+            head, _, lang = vtt.name[:-4].rpartition(".")
+            if head == name and lang:
+                out.setdefault(lang, vtt)
+    except OSError:
+        pass
+    return out
+
+
 def _merge_same_second(chunks: list[Chunk]) -> list[Chunk]:
     out: list[Chunk] = []
     for c in chunks:
@@ -291,9 +350,11 @@ def known_videos(conn: sqlite3.Connection) -> set[str]:
 
 def index_youtube(conn: sqlite3.Connection, targets: Iterable[str] = (), *,
                   channel: str | None = None, limit: int = 10, langs: Iterable[str] = ("en",),
-                  workdir: Path, force: bool = False, searxng_url: str = "") -> dict:
-    """Index videos by URL or id, and/or a channel's newest `limit`; videos already indexed
-    are skipped unless `force`. One video failing never stops the others."""
+                  workdir: Path, force: bool = False, searxng_url: str = "",
+                  saved_files: Iterable[Path | str] = ()) -> dict:
+    """Index videos by URL or id, and/or a channel's newest `limit`, and/or saved info dicts
+    (`saved_files`, offline); videos already indexed are skipped unless `force`. One video
+    failing never stops the others; `failed` counts those that did."""
     langs = list(langs)
     ids: list[str] = []
     problems: list[dict] = []
@@ -317,6 +378,17 @@ def index_youtube(conn: sqlite3.Connection, targets: Iterable[str] = (), *,
         ids.extend(i for i in listed if i not in ids)
     done = known_videos(conn) if not force else set()
     indexed, skipped = [], []
+    failed = len(problems)  # targets that were no video, a channel that could not be listed
+    for saved in saved_files:
+        try:
+            report = ingest(conn, load_saved(Path(saved), langs))
+        except SolographError as exc:
+            problems.append({"url": str(saved), "reason": exc.message})
+            failed += 1
+            continue
+        indexed.append(report)
+        problems.extend({"url": video_url(report["video"]), "reason": p}
+                        for p in report["problems"])
     for vid in ids:
         if vid in done:
             skipped.append(vid)
@@ -326,6 +398,7 @@ def index_youtube(conn: sqlite3.Connection, targets: Iterable[str] = (), *,
             report = ingest(conn, info)
         except SolographError as exc:
             problems.append({"url": video_url(vid), "reason": exc.message})
+            failed += 1
             continue
         finally:
             for leftover in workdir.glob(f"{vid}.*"):
@@ -333,6 +406,7 @@ def index_youtube(conn: sqlite3.Connection, targets: Iterable[str] = (), *,
         indexed.append(report)
         problems.extend({"url": video_url(vid), "reason": p} for p in report["problems"])
     return {"source": SOURCE, "indexed": indexed, "skipped": skipped, "problems": problems,
-            "summary": f"{len(indexed)} videos indexed "
-                       f"({sum(r['chunks'] for r in indexed)} chunks), {len(skipped)} already "
-                       f"indexed, {len(problems)} problems"}
+            "failed": failed,
+            "summary": f"{plural(len(indexed), 'video')} indexed "
+                       f"({plural(sum(r['chunks'] for r in indexed), 'chunk')}), "
+                       f"{len(skipped)} already indexed, {plural(len(problems), 'problem')}"}
