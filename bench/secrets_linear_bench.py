@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "shared"))
 
 from solograph.text.secrets import redact  # noqa: E402
 
-# (name, unit repeated, repeats): the same shapes as tests/unit/test_secrets.py.
+# (name, unit repeated, repeats): the same shapes as tests/unit/text/test_secrets.py.
 CASES = [
     ("key blocks", "-----BEGIN RSA PRIVATE KEY-----", 2000),
     ("key body", "A", 200_000),

@@ -19,7 +19,7 @@ from solograph.semantic.fusion import fuse, fuse_search
 from solograph.semantic.sessions import CONTEXT_CHARS, WINDOW_CHARS, pieces, windows
 from solograph.semantic.work import Item, Work
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # --------------------------------------------------------------------------- windows
 

@@ -24,7 +24,7 @@ from solograph.portfolio.definitions import LANGUAGES, DefinitionExtractor, Pars
 from solograph.portfolio.manifests import Package, parse_manifest
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from tests.support.portfolio import git_init, write_tree
-from tests.unit.test_manifests import GOOD_CASES
+from tests.unit.portfolio.test_manifests import GOOD_CASES
 
 EXTRACTOR = DefinitionExtractor()
 MANIFESTS = sorted({(name, text) for name, text, _ in GOOD_CASES.values()})

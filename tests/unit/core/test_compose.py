@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PUBLISH = "${SOLOGRAPH_PUBLISH_ADDR:-127.0.0.1}"
 USER = "${SOLOGRAPH_UID:-1000}:${SOLOGRAPH_GID:-1000}"
 DATA_VOLUME = "solograph-data"

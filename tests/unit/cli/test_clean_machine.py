@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_without_redis_or_corpora_the_run_says_so_and_skips_with_the_reason(tmp_path):
@@ -16,7 +16,7 @@ def test_without_redis_or_corpora_the_run_says_so_and_skips_with_the_reason(tmp_
     env["PATH"] = str(tmp_path)  # no redis-server on it
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs",
-         "tests/unit/test_kb_real.py"],
+         "tests/unit/kb/test_kb_real.py"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     out = done.stdout
     assert "redis: redis-server not found" in out and "apt-get install redis-server" in out

@@ -11,7 +11,7 @@ import pytest
 
 from solograph_services.cli.main import build_parser
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 

@@ -17,8 +17,8 @@ from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from tests.support.kb import PAGES, make_kb
 from tests.support.portfolio import make_portfolio
 from tests.support.procs import solograph_cmd
-from tests.unit.test_kb_hint import PAGES as HINT_PAGES
-from tests.unit.test_kb_memgate import labelled
+from tests.unit.kb.test_kb_hint import PAGES as HINT_PAGES
+from tests.unit.kb.test_kb_memgate import labelled
 
 CONFIG = "kb:\n  pages: wiki/\n  memory_gate: harness/memory-gate.json\n"
 
