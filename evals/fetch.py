@@ -116,7 +116,25 @@ def fetch_command(pin: Pin, dest: str) -> list[str]:
     raise FetchError(f"unknown registry {pin.registry!r} for {pin.name}")
 
 
+_apt_updated = False
+
+
 def _download(pin: Pin, downloads: Path) -> None:
+    """Fetch `pin` into `downloads`; for a Debian package on a machine whose package lists are
+    missing or old (a fresh one), the lists are read again once and the fetch retried."""
+    global _apt_updated
+    try:
+        _download_once(pin, downloads)
+    except FetchError:
+        if pin.registry != "debian" or _apt_updated or os.geteuid() != 0:
+            raise
+        _apt_updated = True
+        subprocess.run(["apt-get", "update", "-qq"], capture_output=True, check=False,
+                       timeout=FETCH_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        _download_once(pin, downloads)
+
+
+def _download_once(pin: Pin, downloads: Path) -> None:
     with tempfile.TemporaryDirectory(dir=downloads, prefix=".fetch-") as tmp:
         os.chmod(tmp, 0o755)  # apt-get hands the download to its own unprivileged user
         cmd = fetch_command(pin, tmp)
