@@ -109,6 +109,9 @@ class Index(Frozen):
     folder: str = ""
     # The package whose folder holds `<name>/*.sql` (an index outside the core ships its own).
     migrations: str = ""
+    # "module:function": (settings) -> report: its full-text tables made again from what the
+    # index holds (FTS is derived state), for `solograph rebuild`; "" = none.
+    rebuild: str = ""
 
     def path(self, settings: Settings):
         return resolve(self.db)(settings)

@@ -222,3 +222,9 @@ def time_limit(conn: sqlite3.Connection, ms: int) -> Iterator[None]:
         raise
     finally:
         conn.set_progress_handler(None, 0)
+
+
+def like_escape(text: str) -> str:
+    """`text` as a literal in a LIKE pattern written with `ESCAPE '\\'`: its %, _ and \\ match
+    only themselves."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

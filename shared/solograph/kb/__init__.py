@@ -20,6 +20,7 @@ INDEX = Index(
     db="solograph.kb.store:db_path",
     open="solograph.kb.store:opened",
     as_of="solograph.kb.store:as_of",
+    rebuild="solograph.kb.store:rebuild",
     sync="solograph.kb.sync:sync_for_read",
     sync_job="index_kb",
     pending_note=("{n} changed page(s) not read yet (newest were read first); the next search "

@@ -15,6 +15,7 @@ import sqlite3
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
+from solograph.kb.paths import folder_condition
 from solograph.limits import bounded
 
 TOP = 10
@@ -41,8 +42,7 @@ def scope_where(path: str | None) -> tuple[str, tuple]:
         return "1", ()
     if path:
         prefix = path.strip().strip("/")
-        esc = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        return "(d.path = ? OR d.path LIKE ? ESCAPE '\\')", (prefix, esc + "/%")
+        return folder_condition(prefix)
     return "d.in_pages = 1", ()
 
 

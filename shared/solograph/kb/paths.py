@@ -16,3 +16,10 @@ def kb_db_path(home: Path, kb_root: Path) -> Path:
 def state_dir(home: Path) -> Path:
     """Per-session hook state (pages already named, project maps already given)."""
     return Path(home) / "kb" / "sessions"
+
+
+def folder_condition(prefix: str) -> tuple[str, tuple[str, str]]:
+    """The SQL condition (over `d`, the docs) for pages in folder `prefix` or named it."""
+    from solograph.store import like_escape
+
+    return "(d.path = ? OR d.path LIKE ? ESCAPE '\\')", (prefix, like_escape(prefix) + "/%")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from solograph.errors import BadQuery
 from solograph.kb.aliases import AliasTable
 from solograph.kb.names import STOP_STEMS, covered, grade, names_of
+from solograph.kb.paths import folder_condition
 from solograph.kb.score import scored, section_of
 from solograph.limits import bounded
 from solograph.text.spelling import RARE, doc_count, respell
@@ -96,9 +97,7 @@ def scope_for(*, path: str | None, pages: bool) -> list[Scope]:
         prefix = bounded("folder", path).strip().strip("/")
         if prefix in ("", "."):  # the whole KB as one lane
             return [Scope(name="path")]
-        esc = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        return [Scope("(d.path = ? OR d.path LIKE ? ESCAPE '\\')", (prefix, esc + "/%"),
-                      "path")]
+        return [Scope(*folder_condition(prefix), "path")]
     wiki = Scope("d.in_pages = 1", (), "wiki")
     return [wiki] if pages else [Scope(), wiki]
 

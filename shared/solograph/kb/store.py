@@ -108,3 +108,18 @@ def _check_rules(conn: sqlite3.Connection) -> None:
 
 def db_path(settings: Settings) -> Path:
     return settings.kb_db
+
+
+def rebuild(settings: Settings) -> dict:
+    """Every page read again from the folder, which writes its full-text rows anew."""
+    from solograph.kb.sync import sync
+
+    kb = open_kb(settings.home, configured(settings), settings=settings)
+    try:
+        with transaction(kb.conn):
+            kb.conn.execute("UPDATE docs SET size = -1")
+        report = sync(kb, max_bytes=settings.max_file_bytes)
+        return {"index": STORE, "rows": report.docs,
+                "summary": f"kb: {report.docs} documents, {report.read} read again"}
+    finally:
+        kb.close()

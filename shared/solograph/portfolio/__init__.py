@@ -18,6 +18,7 @@ INDEX = Index(
     db="solograph.portfolio.store:db_path",
     open="solograph.portfolio.store:opened",
     as_of="solograph.portfolio.store:as_of",
+    rebuild="solograph.portfolio.store:rebuild",
     answers=(
         Answer(
             name="symbol_search",

@@ -34,3 +34,18 @@ def as_of(conn: sqlite3.Connection) -> str | None:
 
 def db_path(settings: Settings) -> Path:
     return settings.portfolio_db
+
+
+def rebuild(settings: Settings) -> dict:
+    """The definitions' full-text table made again from the definitions, then optimised."""
+    from solograph.store import transaction
+
+    conn = open_writer(settings)
+    try:
+        with transaction(conn):
+            conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('rebuild')")
+            conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('optimize')")
+        rows = conn.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
+        return {"index": STORE, "rows": rows, "summary": f"portfolio: {rows} definitions"}
+    finally:
+        conn.close()

@@ -18,6 +18,7 @@ INDEX = Index(
     db="solograph.sessions.store:db_path",
     open="solograph.sessions.store:opened",
     as_of="solograph.sessions.store:as_of",
+    rebuild="solograph.sessions.store:rebuild",
     sync="solograph.sessions.sync:sync_for_read",
     sync_job="sync_sessions",
     folder="solograph.sessions.sync:folder_access",

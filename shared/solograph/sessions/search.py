@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from solograph.limits import bounded
 from solograph.sessions.snippets import best_entry, holds, snippet
+from solograph.store import like_escape
 from solograph.text.ids import MIN_RUN, phrases, split_run
 from solograph.text.spelling import doc_count, respell
 from solograph.text.tokens import fts_term, query_terms, stem, words
@@ -236,7 +237,7 @@ def project_scope(name: str, *, exclude: str | None = None) -> Scope:
     if name:
         parts.append("(s.cwd LIKE ? ESCAPE '\\' OR s.cwd LIKE ? ESCAPE '\\' "
                      "OR s.cwd = ? COLLATE NOCASE)")
-        esc = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        esc = like_escape(name)
         params += [f"%/{esc}", f"%/{esc}/%", name]
     if exclude:
         parts.append("s.session_id != ?")

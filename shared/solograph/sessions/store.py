@@ -48,3 +48,17 @@ def as_of(conn: sqlite3.Connection) -> str | None:
 
 def db_path(settings: Settings) -> Path:
     return settings.sessions_db
+
+
+def rebuild(settings: Settings) -> dict:
+    """The chunks' full-text table made again from the stored entries, then optimised."""
+    from solograph.sessions.chunks import rebuild as rebuild_chunks
+    from solograph.store import transaction
+
+    conn = open_index(settings.sessions_db)
+    try:
+        with transaction(conn):
+            rows = rebuild_chunks(conn)
+        return {"index": STORE, "rows": rows, "summary": f"sessions: {rows} chunks"}
+    finally:
+        conn.close()

@@ -18,6 +18,7 @@ INDEX = Index(
     db="solograph.sources.store:db_path",
     open="solograph.sources.store:opened",
     as_of="solograph.sources.store:as_of",
+    rebuild="solograph.sources.store:rebuild",
     answers=(
         Answer(
             name="source_search",

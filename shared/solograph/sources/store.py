@@ -276,3 +276,12 @@ def _reredact(conn: sqlite3.Connection) -> int:
 
 def db_path(settings: Settings) -> Path:
     return settings.sources_db
+
+
+def rebuild(settings: Settings) -> dict:
+    """The documents' full-text table made again from the documents, then optimised."""
+    with writing(settings.sources_db) as conn, transaction(conn):
+        conn.execute("INSERT INTO documents_fts (documents_fts) VALUES ('rebuild')")
+        conn.execute("INSERT INTO documents_fts (documents_fts) VALUES ('optimize')")
+        rows = conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+    return {"index": STORE, "rows": rows, "summary": f"sources: {rows} documents"}

@@ -6,12 +6,10 @@ import pytest
 
 from solograph.portfolio.manifests import (
     MAX_CHARS,
-    ManifestError,
     Package,
     manifest_kind,
     normalize_name,
     parse_manifest,
-    parse_manifest_strict,
 )
 
 
@@ -622,7 +620,6 @@ end
 @pytest.mark.parametrize(("filename", "text", "expected"), GOOD_CASES.values(), ids=GOOD_CASES)
 def test_realistic_manifests(filename, text, expected):
     assert parse_manifest(filename, text) == (expected, None)
-    assert parse_manifest_strict(filename, text) == expected
 
 
 @pytest.mark.parametrize(("filename", "kind"), [
@@ -755,14 +752,6 @@ def test_bad_input_keeps_what_can_be_read_and_says_why(filename, text, expected,
     packages, error = parse_manifest(filename, text)
     assert packages == expected
     assert error is not None and message in error
-    with pytest.raises(ManifestError) as raised:
-        parse_manifest_strict(filename, text)
-    assert raised.value.packages == expected
-    assert str(raised.value) == error
-
-
-def test_strict_error_is_a_value_error():
-    assert issubclass(ManifestError, ValueError)
 
 
 def test_bytes_are_decoded_and_invalid_utf8_reported():

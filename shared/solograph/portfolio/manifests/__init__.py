@@ -2,11 +2,11 @@
 Go modules, RubyGems (Gemfile, .gemspec), Composer and Maven.
 
 `parse_manifest` never raises. Broken JSON or TOML, wrong types, binary or huge files give
-whatever could still be read plus one message naming the problems; `parse_manifest_strict`
-is the variant that raises `ManifestError`. Swift, Gradle and Ruby build scripts are programs,
-so they are read with patterns, not parsers: good enough for the declarations people write.
+whatever could still be read plus one message naming the problems. Swift, Gradle and Ruby
+build scripts are programs, so they are read with patterns, not parsers: good enough for the
+declarations people write.
 
-Modules, one concept each: model (Package, ManifestError, normalize_name), tolerant (typed
+Modules, one concept each: model (Package, normalize_name), tolerant (typed
 reads of JSON and TOML data, TOML salvage), scripts (comment and bracket scanning for build
 scripts), and one per manager family: npm, pip (pyproject.toml, setup.cfg, requirements
 files), cargo, spm, gradle, golang (go.mod), ruby (Gemfile, .gemspec), composer, maven.
@@ -21,7 +21,7 @@ from solograph.portfolio.manifests.composer import parse_composer
 from solograph.portfolio.manifests.golang import parse_gomod
 from solograph.portfolio.manifests.gradle import parse_gradle
 from solograph.portfolio.manifests.maven import parse_pom
-from solograph.portfolio.manifests.model import DEV_GROUPS, ManifestError, Package, normalize_name
+from solograph.portfolio.manifests.model import DEV_GROUPS, Package, normalize_name
 from solograph.portfolio.manifests.npm import parse_npm
 from solograph.portfolio.manifests.pip import (
     parse_pyproject,
@@ -37,12 +37,10 @@ from solograph.text.secrets import redact
 __all__ = [
     "DEV_GROUPS",
     "MAX_CHARS",
-    "ManifestError",
     "Package",
     "manifest_kind",
     "normalize_name",
     "parse_manifest",
-    "parse_manifest_strict",
 ]
 
 MAX_CHARS = 1_000_000
@@ -124,14 +122,6 @@ def parse_manifest(filename: str, text: str | bytes) -> tuple[list[Package], str
     else:
         found = parse_requirements(text, requirements_dev(filename), problems)
     return _dedupe(found), _summary(problems)
-
-
-def parse_manifest_strict(filename: str, text: str | bytes) -> list[Package]:
-    """Like parse_manifest, but raises ManifestError (carrying the partial result) on a problem."""
-    packages, error = parse_manifest(filename, text)
-    if error is not None:
-        raise ManifestError(error, packages)
-    return packages
 
 
 def _summary(problems: list[str]) -> str | None:

@@ -20,14 +20,6 @@ class Package:
     dev: bool  # dev, test or build-only dependency
 
 
-class ManifestError(ValueError):
-    """A manifest that could not be read completely; `packages` holds what could."""
-
-    def __init__(self, message: str, packages: list[Package] | None = None) -> None:
-        super().__init__(message)
-        self.packages = packages or []
-
-
 def normalize_name(manager: str, name: str) -> str:
     """The form stored in Package.name; use it on queries too (`Flask_SQLAlchemy` -> pip)."""
     name = name.strip()
