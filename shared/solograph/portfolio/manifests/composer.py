@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from solograph.portfolio.manifests.model import Package
-from solograph.portfolio.manifests.tolerant import MAX_NESTING, get_typed, too_deep, type_name
+from solograph.portfolio.manifests.tolerant import json_sections
 
 _SECTIONS = (("require", False), ("require-dev", True))
 _JSON_STR = r'"((?:[^"\\\n]|\\.)*)"'
@@ -20,25 +19,11 @@ def _platform(name: str) -> bool:
 
 
 def parse_composer(text: str, problems: list[str]) -> list[Package]:
-    if too_deep(text):
-        problems.append(f"nested deeper than {MAX_NESTING} levels: read with patterns")
+    found = json_sections(text, _SECTIONS, problems)
+    if found is None:
         return _salvage(text)
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        problems.append(f"invalid JSON: {exc}")
-        return _salvage(text)
-    if not isinstance(data, dict):
-        problems.append(f"expected a JSON object, got {type_name(data)}")
-        return []
-    out = []
-    for section, dev in _SECTIONS:
-        for name, spec in get_typed(data, section, dict, section, problems).items():
-            if not isinstance(spec, str):
-                problems.append(f"{section}.{name}: expected string, got {type_name(spec)}")
-            elif not _platform(name):
-                out.append(Package("composer", name.strip().lower(), spec.strip(), dev))
-    return out
+    return [Package("composer", name.strip().lower(), spec.strip(), dev)
+            for dev, name, spec in found if not _platform(name)]
 
 
 def _salvage(text: str) -> list[Package]:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from solograph.portfolio.manifests.model import Package
-from solograph.portfolio.manifests.tolerant import MAX_NESTING, get_typed, too_deep, type_name
+from solograph.portfolio.manifests.tolerant import json_sections
 
 _NPM_SECTIONS = (("dependencies", False), ("peerDependencies", False),
                  ("optionalDependencies", False), ("devDependencies", True))
@@ -16,25 +15,10 @@ _JSON_PAIR_RE = re.compile(_JSON_STR + r"\s*:\s*" + _JSON_STR)
 
 
 def parse_npm(text: str, problems: list[str]) -> list[Package]:
-    if too_deep(text):
-        problems.append(f"nested deeper than {MAX_NESTING} levels: read with patterns")
+    found = json_sections(text, _NPM_SECTIONS, problems)
+    if found is None:
         return _npm_salvage(text)
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        problems.append(f"invalid JSON: {exc}")
-        return _npm_salvage(text)
-    if not isinstance(data, dict):
-        problems.append(f"expected a JSON object, got {type_name(data)}")
-        return []
-    out = []
-    for section, dev in _NPM_SECTIONS:
-        for name, spec in get_typed(data, section, dict, section, problems).items():
-            if not isinstance(spec, str):
-                problems.append(f"{section}.{name}: expected string, got {type_name(spec)}")
-            else:
-                out.append(Package("npm", name.strip(), spec.strip(), dev))
-    return out
+    return [Package("npm", name.strip(), spec.strip(), dev) for dev, name, spec in found]
 
 
 def _npm_salvage(text: str) -> list[Package]:

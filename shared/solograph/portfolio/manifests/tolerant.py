@@ -3,6 +3,7 @@ parse: every problem is appended to `problems` and reading goes on with what is 
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from itertools import accumulate
@@ -103,3 +104,29 @@ def _merge(into: dict, data: dict) -> None:
             _merge(old, value)
         elif isinstance(old, list) and isinstance(value, list):
             old.extend(value)
+
+
+def json_sections(text: str, sections: tuple[tuple[str, bool], ...],
+                  problems: list[str]) -> list[tuple[bool, str, str]] | None:
+    """(dev, name, version spec) of each dependency in a JSON manifest's `sections`
+    (package.json, composer.json); None when the text is too deep or not JSON, for the caller
+    to read with patterns. A wrong type is a problem, the rest is still read."""
+    if too_deep(text):
+        problems.append(f"nested deeper than {MAX_NESTING} levels: read with patterns")
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        problems.append(f"invalid JSON: {exc}")
+        return None
+    if not isinstance(data, dict):
+        problems.append(f"expected a JSON object, got {type_name(data)}")
+        return []
+    found = []
+    for section, dev in sections:
+        for name, spec in get_typed(data, section, dict, section, problems).items():
+            if isinstance(spec, str):
+                found.append((dev, name, spec))
+            else:
+                problems.append(f"{section}.{name}: expected string, got {type_name(spec)}")
+    return found
