@@ -166,8 +166,6 @@ def _kb(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _render_search(a: dict) -> None:
-    for w in a.get("warnings", []):
-        print(f"warning: {w}", file=sys.stderr)
     if not a["results"]:
         print(f"nothing in the knowledge base matches {a['query']!r}")
     for i, r in enumerate(a["results"], 1):
@@ -212,8 +210,6 @@ def _render_graph(a: dict) -> None:
         for x in a["links"]:
             print(f"  :{x['line']}  {x['target']} → {x['path'] or 'BROKEN'}")
         return
-    for w in a.get("warnings", []):
-        print(f"warning: {w}", file=sys.stderr)
     if "hubs" in a:
         print(f"{a['scope']}: {plural(a['pages'], 'page')}, {plural(a['links'], 'link')} "
               f"({a['edges']} between pages)")
@@ -316,8 +312,6 @@ def _compact(settings: Settings, args: argparse.Namespace) -> int:
             state = "ready" if d["ready"] else f"not ready: {d['why']}"
             print(f"{d['path']}  ({d['chars']} characters, {d['age_days']} days; {state})")
         print(a["summary"])
-        for w in a.get("warnings", []):
-            print(f"warning: {w}", file=sys.stderr)
     return emit(args, answer, render)
 
 

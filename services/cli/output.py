@@ -49,10 +49,16 @@ def emit(args: argparse.Namespace, answer: dict, render: Callable[[dict], None])
     if getattr(args, "json", False):
         print(to_json(answer))
     else:
+        warn(answer.get("warnings", []))  # a problem beside the answer: apart from it
         render(answer)
         if answer.get("note"):  # the search left files unread: say so, apart from the results
             print(f"note: {answer['note']}", file=sys.stderr)
     return 0
+
+
+def warn(warnings: list[str]) -> None:
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
 
 
 def report_error(exc: SolographError, args: argparse.Namespace | None) -> int:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from solograph import reads
-from solograph_services.cli.output import add_json, emit, parser, plural
+from solograph_services.cli.output import add_json, emit, parser, plural, warn
 
 if TYPE_CHECKING:
     from solograph.config import Settings
@@ -181,8 +181,7 @@ def _scan(settings: Settings, args: argparse.Namespace) -> int:
         if a.get("registry") and a["registry"]["added"]:
             print(f"registry: added {', '.join(a['registry']['added'])}")
         print(a["summary"])
-        for w in (a.get("registry") or {}).get("warnings", []):
-            print(f"warning: {w}", file=sys.stderr)
+        warn((a.get("registry") or {}).get("warnings", []))
     return emit(args, report, render)
 
 
@@ -205,7 +204,5 @@ def _render_registry(a: dict) -> None:
         print(f"missing: {name} (its folder is gone)")
     for name in a.get("purged", []):
         print(f"purged: {name} (its folder is now private)")
-    for w in a.get("warnings", []):
-        print(f"warning: {w}", file=sys.stderr)
     print(f"{plural(len(a['projects']), 'project')} registered "
           f"(scan paths: {', '.join(a['scan_paths'])})")

@@ -68,8 +68,6 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _render_sessions(a: dict) -> None:
-    for w in a.get("warnings", []):
-        print(f"warning: {w}", file=sys.stderr)
     if not a["results"]:
         print(f"no sessions match {a['query']!r}")
     for i, r in enumerate(a["results"], 1):
