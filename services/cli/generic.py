@@ -1,6 +1,6 @@
-"""Commands made from an index's description: every answer with a `command` and every write
-job that no hand-made module claims gets one, so a new index is on the command line the day it
-is in the index list. An answer's first required text parameter is positional; the others are
+"""Commands made from an index's description: every answer and every write job with a
+`command` that no hand-made module claims gets one, so a new index is on the command line the
+day it is in the index list. An answer's first required text parameter is positional; the others are
 flags; `--json` prints the answer object as every adapter returns it."""
 
 from __future__ import annotations
@@ -17,10 +17,6 @@ if TYPE_CHECKING:
     from solograph.config import Settings
 
 
-def job_command(job: Job) -> str:
-    return job.name.replace("_", "-")
-
-
 def commands(claimed: set[str]) -> dict[str, Answer | Job]:
     """The generated commands, by name, leaving out the names hand-made modules claim."""
     found: dict[str, Answer | Job] = {}
@@ -29,9 +25,8 @@ def commands(claimed: set[str]) -> dict[str, Answer | Job]:
             if answer.command and answer.command not in claimed:
                 found[answer.command] = answer
         for job in index.jobs:
-            name = job_command(job)
-            if name not in claimed and name not in found:
-                found[name] = job
+            if job.command and job.command not in claimed and job.command not in found:
+                found[job.command] = job
     return found
 
 

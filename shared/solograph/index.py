@@ -89,6 +89,9 @@ class Job(Frozen):
     locked: bool = True
     # Safe to run twice (unchanged files are skipped): redelivered after a worker died.
     idempotent: bool = True
+    # The command a generic adapter adds for a job that takes no arguments (hand-made ones
+    # claim theirs: `scan`, `sync-sessions`, ...); "" = none.
+    command: str = ""
 
 
 class Index(Frozen):

@@ -25,5 +25,5 @@ INDEX = Index(
             route="/v1/toy", command="toy"),
     ),
     jobs=(Job("index_toy", "tests.support.toy_index.sync:index_toy", "an index run of the toy "
-              "notes", route="index-toy", locked=False),),
+              "notes", route="index-toy", locked=False, command="index-toy"),),
 )
