@@ -43,7 +43,13 @@ def run(settings: Settings) -> None:
         raise loaded["error"]
     import anyio
 
-    anyio.run(_serve, loaded["server"], first, answered)
+    from solograph import readers
+
+    readers.keep()  # one process answers every call of the session: its readers stay open
+    try:
+        anyio.run(_serve, loaded["server"], first, answered)
+    finally:
+        readers.release()
 
 
 def _answer_initialize(line: bytes) -> object:
