@@ -26,7 +26,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from solograph.limits import bounded
-from solograph.sessions.snippets import best_entry, holds, snippet
+from solograph.sessions.snippets import best_entry, holding_sql, snippet
 from solograph.store import like_escape
 from solograph.text.ids import MIN_RUN, phrases, split_run
 from solograph.text.spelling import doc_count, respell
@@ -172,13 +172,13 @@ def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int],
             (every, NEAR_CHUNKS)):
         if owner.get(chunk) in sessions:
             chunks.setdefault(owner[chunk], []).append(chunk)
+    tests, params = holding_sql(terms.stems, terms.spellings)
+    every_word = (f"SELECT 1 FROM entries WHERE chunk = ? AND {' AND '.join(tests)} LIMIT 1")
     out: dict[int, int | None] = {}
     for session, ids in chunks.items():
         out[session] = None
         for chunk in ids[:NEAR_READ]:
-            if any(all(any(holds(words, x) for x in terms.spellings(s)) for s in terms.stems)
-                   for (words,) in conn.execute("SELECT words FROM entries WHERE chunk = ?",
-                                                (chunk,))):
+            if conn.execute(every_word, (chunk, *params)).fetchone():
                 out[session] = chunk
                 break
     return out
