@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 
-from solograph import __version__
+from solograph import __version__, readers
 from solograph.config import Settings
 from solograph.usage import UsageLog
 from solograph_services.common import health as probes
@@ -50,8 +50,12 @@ def http_app(settings: Settings) -> Guard:
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         # A mounted app's own lifespan never runs; the session manager's task group must.
-        async with server.session_manager.run():
-            yield
+        readers.keep()
+        try:
+            async with server.session_manager.run():
+                yield
+        finally:
+            readers.release()
 
     def probe() -> tuple[bool, dict]:
         stores, folders = probes.stores(settings), probes.folders(settings)

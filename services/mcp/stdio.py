@@ -28,6 +28,16 @@ if TYPE_CHECKING:
 
 def run(settings: Settings) -> None:
     """Serve MCP on stdin/stdout until stdin closes; logs go to stderr."""
+    from solograph import readers
+
+    readers.keep()  # one process answers every call of the session: its readers stay open
+    try:
+        _run(settings)
+    finally:
+        readers.release()
+
+
+def _run(settings: Settings) -> None:
     from solograph.usage import UsageLog
     from solograph_services.common.handoff import Handoff
 
