@@ -23,8 +23,8 @@ which it is) is left out: its own prompt holds the very words searched.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 
+from solograph.frozen import Frozen
 from solograph.limits import bounded
 from solograph.sessions.snippets import best_entry, holding_sql, snippet
 from solograph.store import like_escape
@@ -41,8 +41,7 @@ NEAR_READ = 3  # chunks of one session whose messages are read
 BM25 = "bm25(chunks_fts, 3.0, 1.0)"
 
 
-@dataclass(frozen=True)
-class Terms:
+class Terms(Frozen):
     """A query's stems and, for each, the other spelling also searched (or None): a
     neighbour in the vocabulary, or a phrase of the words a run-together word is made of;
     and the phrases of its identifiers, the whole query's first (text/ids.py)."""
@@ -90,8 +89,7 @@ def _run_together(conn: sqlite3.Connection, word: str, term: str) -> str | None:
     return " ".join(stem(p) for p in pieces) if pieces else None
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(Frozen):
     """Which sessions a search may return: an SQL condition over `s` (sessions)."""
 
     where: str = ""
