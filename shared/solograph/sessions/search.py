@@ -96,8 +96,11 @@ class Scope(Frozen):
     params: tuple = ()
 
 
+EVERY = Scope()
+
+
 def search(conn: sqlite3.Connection, query: str, *, limit: int = 10,
-           scope: Scope = Scope()) -> tuple[Terms, list[dict]]:
+           scope: Scope = EVERY) -> tuple[Terms, list[dict]]:
     """The ranked sessions for `query`; each hit is a dict ready for the answer."""
     limit = max(1, min(limit, MAX_LIMIT))
     terms = terms_of(conn, query)
