@@ -21,14 +21,14 @@ import pytest
 
 from solograph.config import Settings
 from solograph_services.common.jobs import create_celery, job_status
-from tests.support import procs
+from tests.support import hosts, procs
 from tests.support.transcripts import Transcripts
 
 # Database numbers by user: test_api 5, the worker stack 6, the crash test 7, beat 8, locks 9,
 # the hand-over of unfinished search syncs 10, broker faults 11, lost workers 12, the spread
-# scan 13.
+# scan 13 and its faults 14.
 DB = {"api": 5, "stack": 6, "crash": 7, "beat": 8, "locks": 9, "handoff": 10, "faults": 11,
-      "lost": 12, "pool": 13}
+      "lost": 12, "pool": 13, "pool_faults": 14}
 
 
 @pytest.fixture(scope="session")
@@ -115,10 +115,13 @@ def wait_until_ready(celery, proc: subprocess.Popen, timeout: float = 30.0) -> N
 @contextmanager
 def worker(home: Home, *, concurrency: int = 2, log_name: str = "worker.log",
            extra_env: dict[str, str] | None = None,
-           queues: str = "portfolio,scan,sessions,kb") -> Iterator[subprocess.Popen]:
+           queues: str = "portfolio,scan,sessions,kb", hostname: str | None = None,
+           netns: str | None = None) -> Iterator[subprocess.Popen]:
     """`solograph worker` on the portfolio, scan, sessions and kb queues, ready when it answers
-    a ping."""
+    a ping; under its own `hostname` (and network namespace) when given (`support.hosts`)."""
     cmd = procs.solograph_cmd("worker", "-Q", queues, "-c", str(concurrency))
+    if hostname:
+        cmd = hosts.as_host(hostname, cmd, netns=netns)
     celery = create_celery(home.settings)
     try:
         with procs.process(cmd, env={**home.env, **(extra_env or {})},
