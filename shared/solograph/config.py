@@ -64,8 +64,10 @@ class Settings(Frozen):
     youtube_channels: tuple[str, ...] = ()
     subtitle_langs: tuple[str, ...] = ("en", "ru")
     crawls: tuple[str, ...] = ()
-    # The meaning lane: auto (on when the `semantic` extra is installed), on, off.
-    semantic: str = "auto"
+    # The meaning lane: auto (on when the `semantic` extra is installed), on, off. Read from
+    # the environment it is `auto`; settings made in code (tests, evals, benches) are
+    # lexical unless they ask for the lane.
+    semantic: str = "off"
 
     @property
     def portfolio_db(self) -> Path:

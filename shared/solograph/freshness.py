@@ -2,6 +2,7 @@
 holds.
 
     {"complete": bool, "pending": int, "unreadable": int, "as_of": str | null}
+    (+ "embedding_pending": int, with the meaning lane on)
 
 `complete`/`pending`: whether the sync run before the answer read every changed file, and how
 many it left (the next search, the explicit sync command or the worker reads them).
@@ -14,7 +15,7 @@ same bytes.
 
 from __future__ import annotations
 
-from solograph.typed import TypedDict
+from solograph.typed import NotRequired, TypedDict
 
 
 class Freshness(TypedDict):
@@ -22,6 +23,9 @@ class Freshness(TypedDict):
     pending: int
     unreadable: int
     as_of: str | None
+    # With the meaning lane on: rows (chunks, sections, documents) waiting for their vectors,
+    # found by their words alone until the worker or the next sync embeds them.
+    embedding_pending: NotRequired[int]
 
 UNREADABLE_NOTE = ("{n} file(s) or folder(s) could not be read (permission denied?) and are "
                    "missing from this answer; the index must run as the files' owner "

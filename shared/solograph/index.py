@@ -76,6 +76,9 @@ class Answer(Frozen):
     sync: bool = True  # sync the index (within the budget) before answering
     bounded: bool = True  # under the query time limit
     fresh: bool = True  # carries `freshness`
+    # "module:attribute" of its meaning side (semantic/answers.py): the answer fused with the
+    # meaning lane when the lane is on; "" = lexical only (symbol search, the hook's reads).
+    meaning: str = ""
 
 
 class Job(Frozen):
@@ -106,6 +109,9 @@ class Index(Frozen):
     sync: str = ""
     # The job that finishes what a read's sync left pending, handed to the worker.
     sync_job: str = ""
+    # The job that embeds what waits for vectors (the meaning lane): queued by the worker after
+    # each of the index's write jobs, handed to it by a read that counted `embedding_pending`.
+    embed_job: str = ""
     pending_note: str = ""
     # "module:function": (settings) -> {"path", "present", "files", "unreadable"}: a look at
     # the folder the index reads, without syncing it, for /health; "" = none.

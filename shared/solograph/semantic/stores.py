@@ -78,3 +78,29 @@ def embedding_pending(conn: sqlite3.Connection, store: str, model_id: str) -> in
         return lane_of(store).pending_count(conn, model_id)
     except sqlite3.OperationalError:
         return 0
+
+
+def embed_job(settings: Settings, store: str, *, progress: Progress | None = None) -> dict:
+    """The write job `embed_<store>` run in-process: everything pending embedded, with a
+    summary; with the lane off, a report that says so (nothing is loaded)."""
+    from solograph.semantic import enabled
+
+    if not enabled(settings):
+        return {"store": store, "embedded": 0, "pending": 0, "skipped": "the meaning lane is off",
+                "summary": f"{store}: the meaning lane is off (SOLOGRAPH_SEMANTIC)"}
+    report = embed_store(settings, store, progress=progress)
+    report["summary"] = (f"{store}: {report['embedded']} vector(s) written, "
+                         f"{report['pending']} row(s) pending, in {report['seconds']:.1f} s")
+    return report
+
+
+def embed_sessions(settings: Settings) -> dict:
+    return embed_job(settings, "sessions")
+
+
+def embed_kb(settings: Settings) -> dict:
+    return embed_job(settings, "kb")
+
+
+def embed_sources(settings: Settings) -> dict:
+    return embed_job(settings, "sources")

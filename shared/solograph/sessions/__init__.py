@@ -21,6 +21,7 @@ INDEX = Index(
     rebuild="solograph.sessions.store:rebuild",
     sync="solograph.sessions.sync:sync_for_read",
     sync_job="sync_sessions",
+    embed_job="embed_sessions",
     folder="solograph.sessions.sync:folder_access",
     pending_note=("{n} changed transcript file(s) not read yet (newest were read first); the "
                   "next search or `solograph sync-sessions` (or the worker) reads them"),
@@ -42,7 +43,8 @@ INDEX = Index(
             description=(
                 "Full-text search over past Claude Code conversations, archived ones too: what "
                 "was tried, decided or fixed before. Example: {\"query\": \"webhook retry\"}."),
-            route="/v1/sessions", always_load=True),
+            route="/v1/sessions", always_load=True,
+            meaning="solograph.semantic.answers:SESSIONS"),
         Answer(
             name="session_export",
             run="solograph.sessions.answers:session_export",
@@ -60,5 +62,8 @@ INDEX = Index(
     jobs=(
         Job("sync_sessions", "solograph.sessions.sync:sync_sessions",
             "a sync of the Claude Code transcripts", route="sync-sessions"),
+        Job("embed_sessions", "solograph.semantic.stores:embed_sessions",
+            "vectors of the session chunks waiting for them (the meaning lane)",
+            route="embed-sessions"),
     ),
 )

