@@ -138,7 +138,7 @@ def register(app: Celery, settings: Settings) -> None:
             return {}  # not reached: start replaces this task with the chord
         return _retrying(self, work)
 
-    fanout.register(app, settings, client, _owner, _retrying, EXPECTED)
+    fanout.register(app, settings, client, _owner, _retrying, EXPECTED, _transient)
 
     @app.task(name=jobs["nightly"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
               throws=EXPECTED)

@@ -9,10 +9,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import redis
 
 from solograph.config import Settings
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph_services.common.jobs import create_celery, submit
+from solograph_services.worker import locks, writes
 from tests.support.portfolio import make_portfolio, stored_definitions
 
 BIG_FILES = 600  # three batches of files
@@ -95,3 +97,32 @@ def test_a_spread_scan_reports_progress_and_keeps_the_job_id(pool: dict, svc, tm
             conn.close()
     finally:
         celery.close()
+
+
+@pytest.mark.integration
+def test_the_write_queue_has_one_writer_and_keeps_a_failed_write_first(redis_url: str, svc):
+    client = redis.Redis.from_url(svc.with_db(redis_url, svc.DB["pool"]))
+    store = "write-queue-test"
+    applied: list[int] = []
+    try:
+        client.delete(writes.PENDING + store)
+        for n in range(3):
+            writes.offer(client, store, {"n": n})
+        with locks.hold(client, locks.store_lock(store), owner="another-writer"):
+            # The lock is held: the write waits for its holder, this call returns at once.
+            assert writes.drain(client, store, lambda w: applied.append(w["n"]),
+                                owner="me") == 0
+        assert applied == []
+
+        def fail_on_one(write: dict) -> None:
+            if write["n"] == 1:
+                raise RuntimeError("the store went away")
+            applied.append(write["n"])
+        with pytest.raises(RuntimeError):
+            writes.drain(client, store, fail_on_one, owner="me")
+        assert applied == [0] and client.llen(writes.PENDING + store) == 2  # 1 is still first
+        assert writes.drain(client, store, lambda w: applied.append(w["n"]), owner="me") == 2
+        assert applied == [0, 1, 2] and client.llen(writes.PENDING + store) == 0
+    finally:
+        client.delete(writes.PENDING + store)
+        client.close()
