@@ -95,6 +95,21 @@ def fingerprint(db: Path) -> str:
     return f"{digest.hexdigest()[:16]}/{files}"
 
 
+def pool_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a worker's main process and its pool processes so far."""
+    def own(p: int) -> float:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    return own(pid) + sum(own(int(c)) for c in children)
+
+
 def empty_store(settings: Settings) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{settings.portfolio_db}{suffix}").unlink(missing_ok=True)
@@ -137,17 +152,21 @@ def rounds_with(processes: int, settings: Settings, env: dict[str, str], *, roun
             celery.close()
         empty_store(settings)
         spread_scan(settings)  # warm: each pool process loads its grammars once
-        times = []
+        times, cpus = [], []
         for i in range(rounds):
             empty_store(settings)
+            cpu_before = pool_cpu(worker.pid)
             seconds = spread_scan(settings)
+            cpu = pool_cpu(worker.pid) - cpu_before
             got = fingerprint(settings.portfolio_db)
             if got != expected:
                 raise RuntimeError(f"{processes} process(es), round {i + 1}: stored {got}, "
                                    f"a one-process scan stored {expected}")
-            log(f"  {processes} worker process(es), round {i + 1}: {seconds:.2f} s")
+            log(f"  {processes} worker process(es), round {i + 1}: {seconds:.2f} s, "
+                f"{cpu:.2f} s of CPU in the pool")
             times.append(seconds)
-    return times
+            cpus.append(cpu)
+    return times, cpus
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -188,8 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     with process([redis_server, "--bind", "127.0.0.1", "--port", str(port), "--save", "",
                   "--appendonly", "no"], log_path=work / "redis.log"):
         wait_for_port(port)
-        times = {n: rounds_with(n, settings, env, rounds=args.rounds, expected=expected,
-                                logs=work) for n in (1, 2)}
+        measured = {n: rounds_with(n, settings, env, rounds=args.rounds, expected=expected,
+                                   logs=work) for n in (1, 2)}
+    times = {n: t for n, (t, _) in measured.items()}
+    cpus = {n: c for n, (_, c) in measured.items()}
     load_after = os.getloadavg()[0]
     common.remove_tree(home)
 
@@ -200,7 +221,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"one-process scan without a broker: {one.wall:.2f} s")
     for n, samples in times.items():
         runs = ", ".join(f"{s:.2f}" for s in samples)
-        print(f"{n} worker process(es): median {medians[n]:.2f} s (runs: {runs})")
+        cpu = statistics.median(cpus[n])
+        # CPU seconds per wall second: how many cores the pool really had (the machine may be
+        # shared), next to how many processes it ran.
+        print(f"{n} worker process(es): median {medians[n]:.2f} s (runs: {runs}); "
+              f"{cpu:.2f} s of CPU, {cpu / medians[n]:.2f} cores busy")
     if "embed" in queues():
         print("embedding throughput: the embed queue exists but this bench does not measure "
               "it yet")

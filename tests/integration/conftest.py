@@ -102,12 +102,14 @@ def generate_project(root: Path, name: str, *, files: int, defs_per_file: int = 
     return files * defs_per_file
 
 
-def wait_until_ready(celery, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+def wait_until_ready(celery, proc: subprocess.Popen, timeout: float = 30.0,
+                     node: str | None = None) -> None:
+    """Until a worker (`node`, when given) answers a ping."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"worker exited with {proc.returncode} before it was ready")
-        if celery.control.ping(timeout=0.5):
+        if celery.control.ping(timeout=0.5, destination=[node] if node else None):
             return
     raise TimeoutError(f"worker did not answer a ping within {timeout}s")
 
@@ -126,7 +128,7 @@ def worker(home: Home, *, concurrency: int = 2, log_name: str = "worker.log",
     try:
         with procs.process(cmd, env={**home.env, **(extra_env or {})},
                            log=home.logs / log_name) as proc:
-            wait_until_ready(celery, proc)
+            wait_until_ready(celery, proc, node=f"solograph@{hostname}" if hostname else None)
             yield proc
     finally:
         celery.close()
