@@ -5,6 +5,7 @@ stores is what a scan in one process stores, byte for byte.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -72,6 +73,8 @@ def test_a_spread_scan_reports_progress_and_keeps_the_job_id(pool: dict, svc, tm
     project fails the job before anything is read."""
     home = svc.make_home(tmp_path, pool["home"].scan_path,
                          svc.with_db(pool["home"].redis_url, svc.DB["pool"]))
+    gone = pool["home"].scan_path / "gone"
+    svc.generate_project(pool["home"].scan_path, "gone", files=1)
     celery = create_celery(home.settings)
     seen: list[dict] = []
     try:
@@ -83,13 +86,19 @@ def test_a_spread_scan_reports_progress_and_keeps_the_job_id(pool: dict, svc, tm
                 seen.append(status["progress"])
                 status = svc.wait_for_job(celery, job, timeout=120)
             assert status["state"] == "SUCCESS", status
+            shutil.rmtree(gone)
             bad = svc.wait_for_job(celery, submit(celery, "scan", projects=["nope"],
                                                   registry=False))
+            # A scope of projects whose checkouts are all gone: nothing to read or write.
+            empty = svc.wait_for_job(celery, submit(celery, "scan", projects=["gone"],
+                                                    registry=False))
         assert seen, "the job was never seen in progress"
         last = seen[-1]
         assert set(last) >= {"project", "done", "total", "projects_done", "projects"}
         assert 0 <= last["done"] <= last["total"] and last["projects_done"] <= last["projects"]
         assert bad["state"] == "FAILURE" and bad["error"]["error"] == "unknown_project"
+        assert empty["state"] == "SUCCESS", empty
+        assert (empty["result"]["projects"], empty["result"]["missing"]) == ([], ["gone"])
         conn = sqlite3.connect(home.settings.portfolio_db)
         try:
             assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
