@@ -2,6 +2,8 @@
 
 `run_scan` and `run_registry` are the work with its locks, callable without Celery; the tasks
 add only what a queue needs: retries for transient faults and progress in the result backend.
+The `scan` job is spread over the pool (`fanout`); the nightly refresh scans in one task, with
+`run_scan`, since its other steps follow the scan.
 """
 
 from __future__ import annotations
