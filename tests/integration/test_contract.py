@@ -96,10 +96,12 @@ def indexed(request, tmp_path_factory) -> Settings:
     transcripts.conversation("/home/dev/code/app", "почини индекс по графами", "Готово.",
                              "now the graphs page", "Done.")
     if settings.semantic == "on":
+        from solograph.kb.sync import index_kb
         from solograph.semantic.stores import STORES, embed_store
         from solograph.sessions.sync import sync_sessions
 
         sync_sessions(settings)
+        index_kb(settings)
         for store in STORES:
             assert embed_store(settings, store)["pending"] == 0, store
     return settings

@@ -55,7 +55,8 @@ def fetch(params: dict) -> tuple[int, str]:
 
 def child_env(settings: Settings, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOLOGRAPH_")}
-    return {**env, "SOLOGRAPH_HOME": str(settings.home), "PYTHONUNBUFFERED": "1", **extra}
+    return {**env, "SOLOGRAPH_HOME": str(settings.home), "PYTHONUNBUFFERED": "1",
+            "SOLOGRAPH_SEMANTIC": settings.semantic, **extra}
 
 
 @pytest.fixture(scope="module")
