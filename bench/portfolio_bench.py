@@ -38,7 +38,7 @@ import portfolio_gen
 
 import common
 from common import Figure, log, timed
-from solograph import reads
+from solograph import readers, reads
 from solograph.config import Settings
 from solograph.portfolio.search import search_symbols
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
@@ -47,7 +47,7 @@ from solograph.text.tokens import words as split_words
 
 # Targets (see README.md).
 RESCAN_TARGET_S = 1.0
-SEARCH_P50_TARGET_MS = 5.0
+SEARCH_P50_TARGET_MS = 1.5  # issue 15: at 50,000 definitions, a kept connection
 SCAN_FILES_PER_S_TARGET = 300.0
 RG_RATIO_TARGET = 1.0  # solograph search at least as fast as one rg run
 
@@ -198,10 +198,17 @@ def per_query_median(rounds: list[list[float]]) -> list[float]:
     return [statistics.median(times) for times in zip(*rounds, strict=True)]
 
 
-def time_searches(settings: Settings, queries: list[Query], rounds: int = 1
-                  ) -> tuple[list[float], dict]:
-    """Milliseconds per reads.symbol_search call (a connection each, as the adapters do),
-    the median of `rounds` passes over the whole query list, per query."""
+def time_searches(settings: Settings, queries: list[Query], rounds: int = 1, *,
+                  kept: bool = True) -> tuple[list[float], dict]:
+    """Milliseconds per reads.symbol_search call, the median of `rounds` passes over the
+    whole query list, per query. `kept`: on the thread's kept read-only connection, as the
+    HTTP API and the MCP server read; else a connection each, as one CLI process does."""
+    if kept:
+        readers.keep()
+        try:
+            return time_searches(settings, queries, rounds, kept=False)
+        finally:
+            readers.release()
     passes: list[list[float]] = []
     cpu_passes: list[list[float]] = []
     found = total_exact = 0
@@ -438,8 +445,8 @@ def run(args: argparse.Namespace) -> tuple[list[Figure], dict]:
     time_searches(settings, warmup)
     samples, quality = time_searches(settings, queries, args.rounds)
     s = common.summarize(samples)
-    fig("symbol search p50", s["p50"], "ms", f"< {SEARCH_P50_TARGET_MS:.0f} ms",
-        s["p50"] < SEARCH_P50_TARGET_MS, key="search_p50_ms")
+    fig("symbol search p50 (kept reader: API, MCP)", s["p50"], "ms",
+        f"<= {SEARCH_P50_TARGET_MS:.1f} ms", s["p50"] <= SEARCH_P50_TARGET_MS, key="search_p50_ms")
     fig("symbol search p50, CPU time", common.percentile(quality["cpu_ms"], 50), "ms",
         key="search_cpu_p50_ms")
     fig("symbol search p95", s["p95"], "ms", key="search_p95_ms")
@@ -455,6 +462,10 @@ def run(args: argparse.Namespace) -> tuple[list[Figure], dict]:
     if quality["exact_total"]:
         fig("exact names found in top 20", f"{quality['exact_found']}/{quality['exact_total']}",
             key="exact_found")
+    fresh_conn = common.summarize(time_searches(settings, queries, args.rounds, kept=False)[0])
+    fig("symbol search p50, a connection each (one CLI read)", fresh_conn["p50"], "ms",
+        key="search_fresh_conn_p50_ms",
+        extra={"ratio_to_kept": round(fresh_conn["p50"] / s["p50"], 2)})
     core = common.summarize(time_core_searches(settings, queries, args.rounds))
     fig("search_symbols p50 / p95 (open connection)", f"{core['p50']:.2f} / {core['p95']:.2f}",
         "ms", key="core_search_ms", extra={"p50": core["p50"], "p95": core["p95"]})

@@ -23,7 +23,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 from uvicorn.supervisors import Multiprocess
 
-from solograph import __version__, reads, usage
+from solograph import __version__, readers, reads, usage
 from solograph.config import Settings
 from solograph.errors import BadQuery, ConfigError, SolographError
 from solograph.index import Answer
@@ -189,9 +189,11 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
         app.state.redis = (redis.Redis.from_url(settings.redis_url, socket_connect_timeout=timeout,
                                                 socket_timeout=timeout)
                            if settings.redis_url else None)
+        readers.keep()  # each worker thread keeps its read-only connections between requests
         try:
             yield
         finally:
+            readers.release()
             if owned is not None:
                 owned.close()
             handoff.close()

@@ -56,8 +56,21 @@ def job_table() -> dict[str, Job]:
     return jobs
 
 
+# The parts of a spread scan (`worker.fanout`): internal tasks, never offered to clients. Reads
+# travel on their own `scan` queue, which a worker on any host with the checkouts may consume;
+# writes and the finishing step stay on the index's queue, where the store is.
+SCAN_PARTS = {
+    "read": Job("solograph.scan_read", "scan"),
+    "write": Job("solograph.scan_write", "portfolio"),
+    "finish": Job("solograph.scan_finish", "portfolio"),
+}
+# A task whose result is stored as another job's: the finishing step answers for its scan.
+ANSWERS_FOR = {SCAN_PARTS["finish"].task: "scan"}
+
+
 def queues() -> tuple[str, ...]:
-    return tuple(dict.fromkeys(job.queue for job in job_table().values()))
+    parts = (part.queue for part in SCAN_PARTS.values())
+    return tuple(dict.fromkeys([*(job.queue for job in job_table().values()), *parts]))
 
 
 class SubmitOnlyRedisBackend(RedisBackend):
@@ -98,7 +111,8 @@ def create_celery(settings: Settings, *, consumer: bool = False) -> Celery:
         # queue's key, so a publish by that key would land in every queue.
         task_queues=[Queue(q, Exchange(q, type="direct"), routing_key=q) for q in names],
         task_default_queue=names[0],
-        task_routes={job.task: {"queue": job.queue} for job in jobs.values()},
+        task_routes={job.task: {"queue": job.queue}
+                     for job in [*jobs.values(), *SCAN_PARTS.values()]},
         task_serializer="json",
         result_serializer="json",
         accept_content=["json"],
@@ -160,7 +174,7 @@ def job_status(celery: Celery, job_id: str, *, client: redis.Redis | None = None
         if client is not None:
             liveness.reap(celery, client, timeout=worker_timeout_s, job_ids=[job_id])
         state = result.state
-        names = {spec.task: name for name, spec in job_table().items()}
+        names = {spec.task: name for name, spec in job_table().items()} | ANSWERS_FOR
         out: dict = {"job": names.get(result.name or "", result.name), "state": state}
         if state == "SUCCESS":
             out["result"] = result.result

@@ -8,7 +8,9 @@ field: job id -> its instance and delivery tag). Once a worker has been silent f
 
 - a job it had started fails with `worker_lost` and its message is dropped, so it never runs
   again by surprise hours later (as when a pool child dies: Celery fails that job, it does not
-  requeue it, so a job that kills its worker cannot do it forever);
+  requeue it, so a job that kills its worker cannot do it forever); except a job that is safe
+  to run again and asks to be requeued when its worker is lost (a scan's reads and writes,
+  which count their own deliveries): it goes back to its queue;
 - a job it held but had not started goes back to its queue at once (it never ran);
 - a finished one is forgotten.
 
@@ -109,8 +111,15 @@ def workers(client: redis.Redis, *, timeout: float) -> dict:
     return {"alive": len(names), "names": names}
 
 
-def record(client: redis.Redis, job_id: str, *, instance: str, tag: str, retries: int) -> None:
-    client.hset(JOBS, job_id, json.dumps({"worker": instance, "tag": tag, "retries": retries}))
+def record(client: redis.Redis, job_id: str, *, instance: str, tag: str, retries: int,
+           requeue: bool = False, root: str | None = None) -> None:
+    """`requeue`: the job is safe to run again (it asks to be requeued when its worker is lost),
+    so a started one goes back to its queue instead of failing. `root`: the job it is a part
+    of, settled with it when that job is asked about."""
+    entry = {"worker": instance, "tag": tag, "retries": retries, "requeue": requeue}
+    if root:
+        entry["root"] = root
+    client.hset(JOBS, job_id, json.dumps(entry))
 
 
 def forget(client: redis.Redis, job_id: str, *, instance: str, retries: int) -> None:
@@ -119,13 +128,13 @@ def forget(client: redis.Redis, job_id: str, *, instance: str, retries: int) -> 
 
 def reap(celery: Celery, client: redis.Redis, *, timeout: float,
          job_ids: list[str] | None = None) -> dict[str, str]:
-    """Settle the jobs (all, or those named) whose worker is not alive; returns what became
-    of each: "failed", "requeued" or "finished"."""
-    if job_ids is None:
-        raw = client.hgetall(JOBS)
-    else:
-        raw = dict(zip(job_ids, client.hmget(JOBS, job_ids), strict=True))
+    """Settle the jobs (all, or those named and their parts) whose worker is not alive; returns
+    what became of each: "failed", "requeued" or "finished"."""
+    raw = client.hgetall(JOBS)
     entries = {_text(k): (v, json.loads(v)) for k, v in raw.items() if v is not None}
+    if job_ids is not None:  # those jobs and their parts
+        wanted = set(job_ids)
+        entries = {k: e for k, e in entries.items() if k in wanted or e[1].get("root") in wanted}
     if not entries:
         return {}
     live = set(alive(client, timeout=timeout))
@@ -149,7 +158,7 @@ def forget_all(client: redis.Redis, instance: str) -> None:
 def _settle(celery: Celery, client: redis.Redis, job_id: str, entry: dict) -> str:
     meta = celery.backend.get_task_meta(job_id)
     state, tag = meta.get("status", states.PENDING), str(entry.get("tag", ""))
-    if state in WAITING:
+    if state in WAITING or (entry.get("requeue") and state not in states.READY_STATES):
         with celery.connection_for_write() as conn:
             conn.default_channel.qos.restore_by_tag(tag)
         outcome = "requeued"

@@ -4,29 +4,29 @@
 from __future__ import annotations
 
 import contextlib
-import logging
-import sys
 from collections.abc import AsyncIterator
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 
-from solograph import __version__
+from solograph import __version__, readers
 from solograph.config import Settings
 from solograph.usage import UsageLog
 from solograph_services.common import health as probes
+from solograph_services.common.handoff import Handoff
 from solograph_services.common.security import Guard, check_bind
-from solograph_services.mcp import tools
+from solograph_services.mcp import calls, tools
 from solograph_services.mcp.handshake import INSTRUCTIONS
 
 MCP_PATH = "/mcp"
 
-def build_server(settings: Settings, *, usage: UsageLog | None = None) -> MCPServer:
+def build_server(settings: Settings, *, usage: UsageLog | None = None,
+                 handoff: Handoff | None = None) -> MCPServer:
     """The MCP server with its five tools, bound to `settings`; every call is logged to
     `usage` (by default the home's usage log, off when started inside a private folder)."""
     server = MCPServer("solograph", instructions=INSTRUCTIONS, version=__version__,
                        log_level="WARNING")
-    tools.register(server, settings, usage or UsageLog.for_process(settings))
+    tools.register(server, settings, usage or UsageLog.for_process(settings), handoff)
     return server
 
 
@@ -50,8 +50,12 @@ def http_app(settings: Settings) -> Guard:
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         # A mounted app's own lifespan never runs; the session manager's task group must.
-        async with server.session_manager.run():
-            yield
+        readers.keep()
+        try:
+            async with server.session_manager.run():
+                yield
+        finally:
+            readers.release()
 
     def probe() -> tuple[bool, dict]:
         stores, folders = probes.stores(settings), probes.folders(settings)
@@ -79,13 +83,8 @@ def serve_http(settings: Settings) -> None:
     import uvicorn
 
     check_bind(settings)
-    log_to_stderr()
+    calls.log_to_stderr()
     uvicorn.run(http_app(settings), host=settings.host, port=settings.mcp_port,
                 log_level="warning")
 
 
-def log_to_stderr() -> None:
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    # Libraries stay at warnings; the gateway itself says one line per tool call.
-    logging.getLogger(tools.log.name).setLevel(logging.INFO)

@@ -3,17 +3,14 @@ descriptions, thin adapters over `solograph.reads`.
 
 Each tool answers exactly what its core read returns, serialised by `reads.to_json`, so the text
 an agent reads is byte for byte what `solograph <command> --json` prints; its output schema is
-the answer's TypedDict. Every call goes through `call()`, the one place to time, log or count a
-tool call.
+the answer's TypedDict. Every call goes through `calls.run`, the one place to time, log or count a
+tool call (the stdio server's early answers too).
 """
 
 import functools
 import inspect
-import logging
 import operator
-import os
 import sys
-import time
 import types
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union
@@ -24,122 +21,63 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from solograph import reads
 from solograph.config import Settings
-from solograph.errors import SolographError
 from solograph.index import Answer, Param, resolve
 from solograph.indexes import all_answers
 from solograph.usage import UsageLog
 from solograph_services.common.handoff import Handoff
-
-log = logging.getLogger("solograph.mcp")
+from solograph_services.mcp import calls
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 ALWAYS_LOAD = {"anthropic/alwaysLoad": True}
 
-Read = Callable[..., dict]
-
-INTERNAL_ERROR = {"error": "internal",
-                  "message": "solograph could not answer this call",
-                  "hint": "retry once; if it fails again, the server's stderr log has the cause"}
-
-
-def answer_result(answer: dict) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=reads.to_json(answer))],
-                          structured_content=answer)
-
-
-def error_result(error: dict) -> CallToolResult:
-    return CallToolResult(is_error=True,
-                          content=[TextContent(type="text", text=reads.to_json(error))])
-
-
-SESSION_HEADERS = ("x-claude-code-session-id", "x-claude-session-id", "x-session-id")
-SESSION_ENV = ("CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
+log = calls.log
 
 
 def caller(ctx: Context | None) -> tuple[str | None, str | None]:
-    """(client name, Claude Code session id) when the client says them: the session id from
-    a request header, the request's `_meta`, or the environment a stdio client started us
-    with; the name from the initialize handshake, else the User-Agent."""
-    client = session = None
+    """`calls.identify` of the request `ctx` is serving: its headers, `_meta` and client."""
     headers: Any = None
     try:
         headers = ctx.headers if ctx is not None else None
     except (AttributeError, LookupError, ValueError):
         headers = None
-    if headers:
-        session = next((headers.get(h) for h in SESSION_HEADERS if headers.get(h)), None)
-        agent = headers.get("user-agent") or ""
-        client = agent.split("/", 1)[0] or None
-    if ctx is not None and session is None:
-        try:
-            meta = ctx.request_context.meta
-            extra = meta.model_dump() if meta is not None else {}
-        except (AttributeError, LookupError, ValueError):
-            extra = {}
-        session = next((str(v) for k, v in extra.items()
-                        if isinstance(v, str) and "session" in k.lower()), None)
-    if session is None:
-        session = next((os.environ[e] for e in SESSION_ENV if os.environ.get(e)), None)
+    meta: dict = {}
     if ctx is not None:
         try:
-            info = ctx.session.client_params.client_info
-            client = info.name or client
+            given = ctx.request_context.meta
+            meta = given.model_dump() if given is not None else {}
+        except (AttributeError, LookupError, ValueError):
+            meta = {}
+    name = None
+    if ctx is not None:
+        try:
+            name = ctx.session.client_params.client_info.name
         except AttributeError:
-            pass
-    return client, session
+            name = None
+    return calls.identify(headers, meta, name)
 
 
-async def call(settings: Settings, ctx: Context | None, tool: str, read: Read,
+def to_result(outcome: calls.Outcome) -> CallToolResult:
+    content = [TextContent(type="text", text=outcome.text)]
+    if outcome.error is not None:
+        return CallToolResult(is_error=True, content=content)
+    return CallToolResult(content=content, structured_content=outcome.answer)
+
+
+async def call(settings: Settings, ctx: Context | None, tool: str,
                usage: UsageLog | None = None, *, handoff: Handoff | None = None,
                **args: Any) -> CallToolResult:
-    """Run one core read in a worker thread (it opens its own SQLite connection) and translate
-    the outcome once: the answer, a domain error as a tool error, anything else as a generic
-    tool error with the traceback on stderr only. An answer that left files unread has its
-    sync job handed to the worker (`handoff`); its bytes stay as they are."""
-    started = time.perf_counter()
-    answer: dict | None = None
-    error: str | None = None
-    try:
-        answer = await anyio.to_thread.run_sync(functools.partial(read, settings, **args))
-    except SolographError as exc:
-        error = exc.code
-        result = error_result(exc.to_dict())
-    except Exception:
-        log.exception("tool %s failed", tool)
-        error = "internal"
-        result = error_result(INTERNAL_ERROR)
-    else:
-        result = answer_result(answer)
-        if handoff is not None:
-            try:
-                handoff.after(tool, answer)
-            except Exception:
-                log.exception("handing %s's sync to the worker failed", tool)
-    elapsed_ms = (time.perf_counter() - started) * 1000
-    if usage is not None:
-        client, session = caller(ctx)
-        size = sum(len(c.text.encode()) for c in result.content if hasattr(c, "text"))
-        usage.tool_call(tool=tool, args=args, answer=answer, error=error, ms=elapsed_ms,
-                        size=size, client=client, session=session)
-    # One line per call, the arguments never: a query may hold a secret it was asked to find.
-    log.info("call %s ms=%.1f results=%s error=%s", tool, elapsed_ms,
-             _count(answer) if error is None else "-", error or "-")
-    return result
+    """`calls.run` in a worker thread (the read opens its own SQLite connection)."""
+    who = caller(ctx) if usage is not None else (None, None)
+    outcome = await anyio.to_thread.run_sync(functools.partial(
+        calls.run, settings, tool, args, who=who, usage=usage, handoff=handoff))
+    return to_result(outcome)
 
 
-def _count(answer: dict | None) -> object:
-    if not isinstance(answer, dict):
-        return "-"
-    if isinstance(answer.get("count"), int):
-        return answer["count"]
-    return len(answer["results"]) if isinstance(answer.get("results"), list) else "-"
-
-
-def register(server: MCPServer, settings: Settings, usage: UsageLog | None = None) -> None:
+def register(server: MCPServer, settings: Settings, usage: UsageLog | None = None,
+             handoff: Handoff | None = None) -> None:
     """Add every index's tools to `server`, bound to `settings`."""
-    handoff = Handoff(settings)  # its Celery client is created on first hand-over
+    handoff = handoff or Handoff(settings)  # its Celery client is created on first hand-over
     for _index, answer in all_answers():
         if answer.tool:
             server.tool(name=answer.name, title=answer.title, description=answer.description,
@@ -157,8 +95,7 @@ def tool_function(settings: Settings, answer: Answer, usage: UsageLog | None,
         for p in answer.params:
             if p.caller == "session":  # the session asking is left out of its own results:
                 args[p.name] = caller(ctx)[1]  # its prompt holds the very words searched
-        return await call(settings, ctx, answer.name, functools.partial(reads.read, answer.name),
-                          usage, handoff=handoff, **args)
+        return await call(settings, ctx, answer.name, usage, handoff=handoff, **args)
 
     schema = pydantic_ready(resolve(answer.schema)) if answer.schema else None
     tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]

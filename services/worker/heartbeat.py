@@ -93,9 +93,15 @@ class Heartbeat:
         if not task_id or message is None:
             return
         retries = (getattr(request, "request_dict", None) or {}).get("retries") or 0
+        task = getattr(request, "task", None)
+        requeue = bool(getattr(task, "acks_late", False)
+                       and getattr(task, "reject_on_worker_lost", False))
+        # A part of a job (a spread scan's read) is settled when its job is asked about.
+        root = getattr(request, "root_id", None)
         self._quietly("recording a job", lambda: liveness.record(
             self.client(), task_id, instance=self.instance, tag=str(message.delivery_tag),
-            retries=int(retries)))
+            retries=int(retries), requeue=requeue,
+            root=root if root and root != task_id else None))
 
     def _ran(self, task_id: str | None = None, task: object = None, **_: object) -> None:
         retries = getattr(getattr(task, "request", None), "retries", None) or 0

@@ -25,7 +25,7 @@ from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph.store import connect_reader
 from solograph_services.common.crawls import run_crawl
 from solograph_services.common.jobs import job_table
-from solograph_services.worker import embedding, locks
+from solograph_services.worker import embedding, fanout, locks
 
 MAX_RETRIES = 5
 TRANSIENT_REDIS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
@@ -129,12 +129,19 @@ def register(app: Celery, settings: Settings) -> None:
     # (a worker stopped before it finished, kombu puts its unacknowledged messages back) is
     # harmless. reject_on_worker_lost stays off so a file that crashes the parser cannot requeue
     # its scan forever; a worker killed outright has its started jobs failed (`liveness`).
+    # The scan is spread over the pool (`fanout`): this task plans it, then becomes its chord.
     @app.task(name=jobs["scan"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
               throws=EXPECTED)
     def scan(self: Task, projects: list[str] | None = None, registry: bool = True) -> dict:
-        return _retrying(self, lambda: run_scan(settings, client(), owner=_owner(self),
-                                                projects=projects, registry=registry,
-                                                progress=_progress(self)))
+        def work() -> dict:
+            owner = _owner(self)
+            report = run_registry(settings, client(), owner=owner) if registry else None
+            fanout.start(self, settings, client(), owner=owner, registry_report=report,
+                         projects=projects)
+            return {}  # not reached: start replaces this task with the chord
+        return _retrying(self, work)
+
+    fanout.register(app, settings, client, _owner, _retrying, EXPECTED)
 
     @app.task(name=jobs["nightly"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
               throws=EXPECTED)

@@ -25,9 +25,10 @@ from tests.support import procs
 from tests.support.transcripts import Transcripts
 
 # Database numbers by user: test_api 5, the worker stack 6, the crash test 7, beat 8, locks 9,
-# the hand-over of unfinished search syncs 10, broker faults 11, lost workers 12.
+# the hand-over of unfinished search syncs 10, broker faults 11, lost workers 12, the spread
+# scan 13, the meaning lane's embed chain 14.
 DB = {"api": 5, "stack": 6, "crash": 7, "beat": 8, "locks": 9, "handoff": 10, "faults": 11,
-      "lost": 12, "embed": 13}
+      "lost": 12, "pool": 13, "embed": 14}
 
 
 @pytest.fixture(scope="session")
@@ -113,9 +114,11 @@ def wait_until_ready(celery, proc: subprocess.Popen, timeout: float = 30.0) -> N
 
 @contextmanager
 def worker(home: Home, *, concurrency: int = 2, log_name: str = "worker.log",
-           extra_env: dict[str, str] | None = None) -> Iterator[subprocess.Popen]:
-    """`solograph worker` on the portfolio, sessions and kb queues, ready when it answers a ping."""
-    cmd = procs.solograph_cmd("worker", "-Q", "portfolio,sessions,kb", "-c", str(concurrency))
+           extra_env: dict[str, str] | None = None,
+           queues: str = "portfolio,scan,sessions,kb") -> Iterator[subprocess.Popen]:
+    """`solograph worker` on the portfolio, scan, sessions and kb queues, ready when it answers
+    a ping."""
+    cmd = procs.solograph_cmd("worker", "-Q", queues, "-c", str(concurrency))
     celery = create_celery(home.settings)
     try:
         with procs.process(cmd, env={**home.env, **(extra_env or {})},

@@ -149,7 +149,7 @@ def test_health_of_an_indexed_home(client: TestClient):
     r = client.get("/health")
     assert r.status_code == 200
     assert r.json()["stores"]["portfolio"] == {"present": True, "readable": True,
-                                               "schema": "0002_vocab",
+                                               "schema": "0003_prefix",
                                                "migrations_current": True}
     assert r.json()["ok"] is True and r.json()["version"] == __version__
 

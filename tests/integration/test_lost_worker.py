@@ -95,14 +95,16 @@ def test_a_killed_workers_started_job_is_reported_failed_and_never_reruns(lost: 
             assert health["workers"]["alive"] == 1, health
             env = {**home.env, **lost["env"]}
             assert probe(env).returncode == 0
-            job = submit(celery, "scan", registry=True)
+            # The nightly refresh scans in one task (a spread scan's parts are requeued
+            # instead: test_pool_faults).
+            job = submit(celery, "nightly")
             caught_scanning(celery, job)
             assert client.hget(liveness.JOBS, job) is not None  # recorded when received
             assert client.hlen("unacked") == 1  # acks_late: the message waits for the end
             kill(w)
         status = wait_for("the job was never reported failed", lambda: (
             s if (s := get(f"{base}/v1/jobs/{job}")[1])["state"] == "FAILURE" else None))
-        assert status["job"] == "scan"
+        assert status["job"] == "nightly"
         assert status["error"]["error"] == "worker_lost", status
         assert "stopped before it finished" in status["error"]["message"]
         # Its message is gone, not waiting six hours to run the scan again.
@@ -148,7 +150,7 @@ def test_a_restarted_worker_settles_its_predecessors_jobs_at_once(lost: dict, sv
     home, client, celery = lost["home"], lost["client"], lost["celery"]
     env = {"SOLOGRAPH_WORKER_TIMEOUT_S": "3600"}
     with svc.worker(home, concurrency=1, log_name="doomed.log", extra_env=env) as w:
-        job = submit(celery, "scan", registry=True)
+        job = submit(celery, "nightly")
         caught_scanning(celery, job)
         kill(w)
     assert celery.AsyncResult(job).state == "PROGRESS"

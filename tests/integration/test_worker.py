@@ -100,6 +100,8 @@ def test_scan_submitted_over_http_runs_on_the_worker_and_is_searchable(stack: di
 
 @pytest.mark.integration
 def test_two_scans_of_one_project_run_one_after_the_other(stack: dict, svc):
+    """Their writes never interleave (the project's lock), and the second writes nothing: it
+    finds every file as the first wrote it, whether it read them before or after."""
     home, celery = stack["home"], stack["celery"]
     expected = svc.generate_project(home.scan_path, "bulk", files=1500)
     registered = svc.wait_for_job(celery, submit(celery, "registry"))
@@ -111,7 +113,6 @@ def test_two_scans_of_one_project_run_one_after_the_other(stack: dict, svc):
     first, second = runs
     assert first["project"] == second["project"] == "bulk"
     assert first["finished"] <= second["started"], runs  # never interleaved
-    assert second["waited_s"] > 0.2, runs  # the second really waited for the lock
     assert first["report"]["parsed"] == 1500
     assert second["report"]["unchanged"] == 1500 and second["report"]["parsed"] == 0
     conn = sqlite3.connect(home.settings.portfolio_db)

@@ -110,3 +110,28 @@ def make_portfolio(base: Path) -> Path:
         write_tree(root / rel, files)
     write_tree(root / "not-a-repo", {"main.py": "def not_indexed():\n    pass\n"})
     return root
+
+
+def stored_definitions(db: Path) -> bytes:
+    """Everything a scan stored, without row ids or times, as JSON: equal bytes mean two scans
+    indexed the same files, definitions, manifests and packages, in whatever order they ran."""
+    import json
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        files = conn.execute(
+            "SELECT p.name, f.path, f.language, f.lines, f.size, f.mtime_ns, f.status, "
+            "(SELECT json_group_array(json_array(s.name, s.kind, s.line, s.scope, s.name_key, "
+            "s.words, s.scope_words)) FROM (SELECT * FROM symbols WHERE file_id = f.id "
+            "ORDER BY id) s) FROM files f JOIN projects p ON p.id = f.project_id "
+            "ORDER BY p.name, f.path").fetchall()
+        manifests = conn.execute(
+            "SELECT p.name, m.path, m.manager, m.size, m.mtime_ns, m.error, "
+            "(SELECT json_group_array(json_array(k.manager, k.name, k.spec, k.dev)) FROM "
+            "(SELECT * FROM packages WHERE manifest_id = m.id ORDER BY id) k) "
+            "FROM manifests m JOIN projects p ON p.id = m.project_id "
+            "ORDER BY p.name, m.path").fetchall()
+    finally:
+        conn.close()
+    return json.dumps({"files": files, "manifests": manifests}, ensure_ascii=False).encode()

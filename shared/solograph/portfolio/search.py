@@ -2,20 +2,22 @@
 
 Ranking, in tiers: the exact name (any spelling: `auth middleware` is `AuthMiddleware`), then
 definitions holding all the query's words, then all of them with rare words also respelt from
-the index's own vocabulary (`handlr` -> handler), then those holding some; BM25 orders each
-tier. Two rules cut across: for a query that is one identifier, the definitions spelt exactly
-as typed come first, then those equal but for case (`add_command` before another project's
-`AddCommand`, the class `ParameterHelp` before `parameterHelp` properties); and among the
-definitions holding every word, those under a test path (`tests/`, `test_*.py`,
-`*_test.go`, `*.test.ts`, `Tests/`, `spec/`) come after the rest.
+the index's own vocabulary (`handlr` -> handler), then those holding some of the words that
+are not common in the index (COMMON); BM25 orders each tier. Two rules cut across: for a query
+that is one identifier, the definitions spelt exactly as typed come first, then those equal
+but for case (`add_command` before another project's `AddCommand`, the class `ParameterHelp`
+before `parameterHelp` properties); and among the definitions holding every word, those under
+a test path (`tests/`, `test_*.py`, `*_test.go`, `*.test.ts`, `Tests/`, `spec/`) come after
+the rest.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from functools import lru_cache
 
-from solograph.text.spelling import respell
+from solograph.text.spelling import doc_count, respell
 from solograph.text.tokens import fold_name, fts_term, match_all, match_any, query_terms, words
 
 MAX_LIMIT = 200
@@ -32,15 +34,17 @@ JOIN files f ON f.id = s.file_id
 JOIN projects p ON p.id = s.project_id
 ORDER BY top.rank
 """
-# With a project filter the filter must apply before the LIMIT.
+# With a project filter the filter must apply before the LIMIT; files and projects are still
+# joined only to the rows kept.
 _TOP_IN_PROJECT = f"""
-SELECT s.id, p.name AS project, f.path, s.line, s.kind, s.name, s.scope, {BM25} AS rank
-FROM symbols_fts
-JOIN symbols s ON s.id = symbols_fts.rowid
+SELECT s.id, p.name AS project, f.path, s.line, s.kind, s.name, s.scope, top.rank
+FROM (SELECT symbols_fts.rowid AS id, {BM25} AS rank FROM symbols_fts
+      JOIN symbols k ON k.id = symbols_fts.rowid
+      WHERE symbols_fts MATCH ? AND k.project_id = ? ORDER BY rank LIMIT ?) AS top
+JOIN symbols s ON s.id = top.id
 JOIN files f ON f.id = s.file_id
 JOIN projects p ON p.id = s.project_id
-WHERE symbols_fts MATCH ? AND s.project_id = ?
-ORDER BY rank LIMIT ?
+ORDER BY top.rank
 """
 _BY_ID = """
 SELECT s.id, p.name AS project, f.path, s.line, s.kind, s.name, s.scope, 0.0 AS rank
@@ -52,6 +56,11 @@ ORDER BY p.name, f.path, s.line
 """
 
 
+# A word held by this many definitions says little on its own: the some-words tier leaves it
+# out (unless every word is that common). BM25 scores each match before the LIMIT (about
+# 0.6 us a row), and `get`, `set` or `session` match thousands, while a definition that holds
+# only such a word is the weakest of matches.
+COMMON = 1_000
 GROUPS = (0, 0, 1, 2)  # exact and all-words definitions both hold every word of the query
 _TEST_DIRS = frozenset(("test", "tests", "spec", "specs", "__tests__", "testing", "testdata"))
 _TEST_FILE = re.compile(r"^(?:test_.*\.py|.*_test\.(?:py|go|rb|exs?)|.*_spec\.rb|"
@@ -61,6 +70,7 @@ _TEST_FILE = re.compile(r"^(?:test_.*\.py|.*_test\.(?:py|go|rb|exs?)|.*_spec\.rb
 _SPELT = re.compile(r"[A-Z_]|\d|[^\W_][-.][^\W_]")  # a spelling that says something
 
 
+@lru_cache(maxsize=8192)
 def is_test_path(path: str) -> bool:
     """Whether a file is a test: under a test folder, or named as test runners find tests."""
     parts = path.split("/")
@@ -104,6 +114,12 @@ def _top(conn: sqlite3.Connection, match: str, project_id: int | None,
     return conn.execute(_TOP_IN_PROJECT, (match, project_id, n)).fetchall()
 
 
+def _telling(terms: list[str], counts: dict[str, int]) -> list[str]:
+    """The words the some-words tier searches: those held by fewer than COMMON definitions,
+    or every word when all are that common."""
+    return [t for t in terms if counts[t] < COMMON] or terms
+
+
 def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | None = None,
                    limit: int = 20) -> list[dict]:
     limit = max(1, min(limit, MAX_LIMIT))
@@ -125,15 +141,18 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
         # An exact hit keeps the BM25 it has among the all-words hits, for a stable order.
         collect(0, sorted(rows, key=lambda r: ranks.get(r["id"], 0.0)))
     collect(1, all_rows)
-    if len(hits) < limit:
-        respelt = {t: respell(conn, "symbols_fts", "symbols_vocab", t) for t in terms}
+    counts: dict[str, int] = {}
+    if len(hits) < limit:  # one count per word serves both tiers below
+        counts = {t: doc_count(conn, "symbols_fts", t, cap=COMMON) for t in terms}
+        respelt = {t: respell(conn, "symbols_fts", "symbols_vocab", t, docs=counts[t])
+                   for t in terms}
         if any(respelt.values()):
             either = " AND ".join(
                 f"({fts_term(t)} OR {fts_term(a)})" if a else fts_term(t)
                 for t, a in respelt.items())
             collect(2, _top(conn, either, project_id, limit * 2))
     if len(hits) < limit and len(terms) > 1:
-        collect(3, _top(conn, match_any(terms), project_id, limit * 2))
+        collect(3, _top(conn, match_any(_telling(terms, counts)), project_id, limit * 2))
 
     typed = query.strip() if len(query.split()) == 1 and _SPELT.search(query) else ""
 

@@ -4,13 +4,15 @@ packages). Readers open it read-only; the registry and the scan write through `o
 from __future__ import annotations
 
 import sqlite3
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from solograph.freshness import iso
 from solograph.index import Handle
 from solograph.portfolio import LAST_SCAN, STORE
-from solograph.store import connect_reader, connect_writer, get_meta
+from solograph.readers import read_only
+from solograph.store import connect_writer, get_meta
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -22,9 +24,12 @@ def open_writer(settings: Settings) -> sqlite3.Connection:
     return connect_writer(settings.portfolio_db, STORE)
 
 
-def opened(settings: Settings) -> closing[Handle]:
-    """A read-only handle for one read."""
-    return closing(Handle(connect_reader(settings.portfolio_db, STORE), settings))
+@contextmanager
+def opened(settings: Settings) -> Iterator[Handle]:
+    """A read-only handle for one read (the thread's kept connection in a long-lived
+    process: solograph.readers)."""
+    with read_only(settings.portfolio_db, STORE) as conn:
+        yield Handle(conn, settings)
 
 
 def as_of(conn: sqlite3.Connection) -> str | None:

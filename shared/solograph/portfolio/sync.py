@@ -1,6 +1,8 @@
 """The portfolio's write jobs: the registry merge (find checkouts) and the scan (index what
-changed). The CLI runs them in-process, the worker from its `scan` queue; each takes settings
-plus names and flags and returns a plain report."""
+changed). The CLI runs them in-process; each takes settings plus names and flags and returns a
+plain report. The worker pool spreads a scan over its workers through the same steps: `plan_scan`
+where the store is, `portfolio.read.read_batch` on any worker that has the files, `write_scanned`
+per project where the store is, then `finish_scanned`."""
 
 from __future__ import annotations
 
@@ -59,5 +61,50 @@ def scan_portfolio(settings: Settings, *, projects: list[str] | None = None,
         out = report.to_dict()
         out["summary"] = report.summary()
         return out
+    finally:
+        conn.close()
+
+
+def plan_scan(settings: Settings, *, projects: list[str] | None = None) -> dict:
+    """The first step of a spread scan, where the store is: {"plans": [plan], "missing":
+    [name]}, one plan per project checkout present (`portfolio.plan`)."""
+    from solograph.portfolio.clean import ensure_clean
+    from solograph.portfolio.plan import plan_projects
+
+    conn = open_writer(settings)
+    try:
+        ensure_clean(conn)  # what older rules let through leaves before anything is added
+        names = list(projects or settings.scan_scope)
+        chosen = registry.resolve_scope(conn, names) if names else registry.list_projects(conn)
+        return {"plans": plan_projects(conn, chosen),
+                "missing": [p.name for p in chosen if not p.path.is_dir()]}
+    finally:
+        conn.close()
+
+
+def write_scanned(settings: Settings, plan: dict, results: list[dict]) -> dict:
+    """Apply one project's plan and its batches' results (`portfolio.write`), with its report
+    as the scan gives it: {"changed", "summary", "report"}."""
+    from solograph.portfolio.scan import ScanReport
+    from solograph.portfolio.write import write_project
+
+    conn = open_writer(settings)
+    try:
+        written = write_project(conn, plan, results)
+    finally:
+        conn.close()
+    report = ScanReport()
+    report.add(plan, written)
+    return {"changed": written["changed"], "summary": report.summary(),
+            "report": report.to_dict()}
+
+
+def finish_scanned(settings: Settings, *, changed: int) -> None:
+    """The last step of a spread scan, after every project was written."""
+    from solograph.portfolio.write import finish_scan
+
+    conn = open_writer(settings)
+    try:
+        finish_scan(conn, changed=changed)
     finally:
         conn.close()

@@ -37,11 +37,14 @@ def doc_count(conn: sqlite3.Connection, fts: str, term: str, *, cap: int) -> int
 
 
 def respell(conn: sqlite3.Connection, fts: str, vocab: str, term: str, *, rare: int = RARE,
-            ratio: int = RATIO, min_len: int = MIN_LEN) -> str | None:
-    """The neighbour to search besides `term`, or None when it needs none or has none."""
+            ratio: int = RATIO, min_len: int = MIN_LEN, docs: int | None = None) -> str | None:
+    """The neighbour to search besides `term`, or None when it needs none or has none.
+    `docs`: the documents matching `term` when the caller counted them already (capped at
+    `rare` or more)."""
     if len(term) < min_len or term.isdigit():
         return None
-    docs = doc_count(conn, fts, term, cap=rare)
+    if docs is None:
+        docs = doc_count(conn, fts, term, cap=rare)
     if docs >= rare:
         return None
     best = neighbour(conn, vocab, term, least=max(1, ratio * docs))

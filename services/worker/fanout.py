@@ -1,0 +1,184 @@
+"""A scan spread over the pool: plan, a group of reads, one writer per project, one finish.
+
+The `scan` job plans where the store is (the `portfolio` queue), then replaces itself with a
+chord: for each project a chain of its read batches (a group, on the `scan` queue, that any
+worker with the files may take: they parse and return plain data, never open the store) into
+its writer (`portfolio` queue: one project per short transaction, under the project's lock and
+the store's, so one writer at a time), and after every writer the finishing step, whose result
+is the job's (same id). Progress (projects and files done of total) is kept in Redis and shown
+as the job's PROGRESS state.
+
+Reads and writes are safe to repeat (a write skips what the store already holds as read), so
+both are acknowledged late and requeued when their worker is lost, a pool child or the whole
+worker (`common.liveness`); a batch that took its worker down `MAX_DELIVERIES` times is given
+up, and its project is reported failed and left as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from types import SimpleNamespace
+
+import redis
+from celery import Celery, Task, chain, chord, group, states
+
+from solograph.config import Settings
+from solograph.portfolio.plan import batches
+from solograph.portfolio.read import read_batch
+from solograph.portfolio.sync import finish_scanned, plan_scan, write_scanned
+from solograph_services.common.jobs import SCAN_PARTS, job_table
+from solograph_services.worker import locks
+
+MAX_DELIVERIES = 3
+KEY_TTL_S = 24 * 3600
+PROGRESS = "solograph:scan:"  # + job id: a hash of totals and what is done
+
+log = logging.getLogger("solograph.fanout")
+Clients = Callable[[], redis.Redis]
+Owner = Callable[[Task], str]
+
+
+def start(task: Task, settings: Settings, client: redis.Redis, *, owner: str,
+          registry_report: dict | None, projects: list[str] | None) -> None:
+    """Plan the scan and replace `task` with its chord (raises celery's Ignore)."""
+    job_id = task.request.id
+    with locks.hold(client, locks.store_lock("portfolio"), owner=owner):
+        planned = plan_scan(settings, projects=projects)
+    plans = planned["plans"]
+    parts = job_table_parts()
+    files = sum(len(p["read"]) for p in plans)
+    pipe = client.pipeline()
+    pipe.hset(PROGRESS + job_id, mapping={"projects": len(plans), "files": files,
+                                          "projects_done": 0, "files_done": 0})
+    pipe.expire(PROGRESS + job_id, KEY_TTL_S)
+    pipe.execute()
+    header = []
+    for plan in plans:
+        writer = task.app.signature(parts["write"], kwargs={"plan": plan, "job_id": job_id},
+                                    queue=SCAN_PARTS["write"].queue)
+        reads = [task.app.signature(parts["read"], args=(batch,),
+                                    kwargs={"job_id": job_id, "project": plan["project"]["name"],
+                                            "max_file_bytes": settings.max_file_bytes},
+                                    queue=SCAN_PARTS["read"].queue)
+                 for batch in batches(plan)]
+        if reads:
+            header.append(chain(group(reads), writer))
+        else:  # nothing to read: the writer still removes what left and notes the scan
+            header.append(task.app.signature(parts["write"], args=([],), kwargs=writer.kwargs,
+                                             queue=SCAN_PARTS["write"].queue, immutable=True))
+    finish = task.app.signature(parts["finish"], kwargs={
+        "job_id": job_id, "registry": registry_report, "missing": planned["missing"]},
+        queue=SCAN_PARTS["finish"].queue)
+    raise task.replace(chord(header, finish))
+
+
+def job_table_parts() -> dict[str, str]:
+    return {name: part.task for name, part in SCAN_PARTS.items()}
+
+
+def register(app: Celery, settings: Settings, client: Clients, owner: Owner,
+             retrying: Callable[[Task, Callable[[], dict]], dict],
+             expected: tuple[type[Exception], ...]) -> None:
+    """Bind the three parts of a spread scan to `app` (see the module's docstring)."""
+    parts = job_table_parts()
+
+    @app.task(name=parts["read"], bind=True, acks_late=True, reject_on_worker_lost=True,
+              throws=expected)
+    def scan_read(self: Task, batch: dict, *, job_id: str, project: str,
+                  max_file_bytes: int) -> dict:
+        """Parse one batch of files; needs the files, never the store."""
+        host = self.request.hostname or ""
+        if _deliveries(client(), self.request.id) > MAX_DELIVERIES:
+            log.error("batch of %s given up: it took its worker down %d times", project,
+                      MAX_DELIVERIES)
+            return {"files": [], "manifests": [], "host": host,
+                    "error": f"a batch of {len(batch['files'])} files stopped its worker "
+                             f"{MAX_DELIVERIES} times; the project was left as it was"}
+        out = read_batch(batch, max_file_bytes=max_file_bytes)
+        _bump(app, client, job_id, project=project, files=len(batch["files"]))
+        return {**out, "host": host}
+
+    @app.task(name=parts["write"], bind=True, acks_late=True, reject_on_worker_lost=True,
+              max_retries=5, throws=expected)
+    def scan_write(self: Task, results: list[dict] | dict, *, plan: dict, job_id: str) -> dict:
+        """Apply one project, whole, under its lock and the store's (one writer at a time)."""
+        results = [results] if isinstance(results, dict) else list(results)
+        name = plan["project"]["name"]
+        hosts = sorted({r.get("host", "") for r in results} - {""})
+        failed = [r["error"] for r in results if r.get("error")]
+        if failed:
+            _bump(app, client, job_id, project=name, projects=1)
+            return {"project": name, "error": failed[0], "read_by": hosts}
+
+        def work() -> dict:
+            with locks.hold(client(), locks.project_lock(name), owner=owner(self)) as waited, \
+                    locks.hold(client(), locks.store_lock("portfolio"), owner=owner(self)):
+                started = time.time()
+                written = write_scanned(settings, plan, results)
+            return {"project": name, "waited_s": round(waited, 3), "started": started,
+                    "finished": time.time(), "summary": written["summary"],
+                    "report": written["report"], "changed": written["changed"],
+                    "read_by": hosts}
+        out = retrying(self, work)
+        _bump(app, client, job_id, project=name, projects=1)
+        return out
+
+    @app.task(name=parts["finish"], bind=True, max_retries=5, throws=expected)
+    def scan_finish(self: Task, written: list[dict], *, job_id: str, registry: dict | None,
+                    missing: list[str]) -> dict:
+        """The job's result: every project's report, the failed ones apart."""
+        changed = sum(w.get("changed", 0) for w in written)
+
+        def work() -> dict:
+            with locks.hold(client(), locks.store_lock("portfolio"), owner=owner(self)):
+                finish_scanned(settings, changed=changed)
+            return {}
+        retrying(self, work)
+        with contextlib.suppress(redis.RedisError):  # else it expires by itself
+            client().delete(PROGRESS + job_id)
+        return {"registry": registry,
+                "projects": [{k: v for k, v in w.items() if k != "changed"}
+                             for w in written if "error" not in w],
+                "failed": [w for w in written if "error" in w], "missing": missing}
+
+
+def _deliveries(client: redis.Redis, task_id: str) -> int:
+    """How many times this task's message was run (1 the first time)."""
+    key = f"solograph:deliveries:{task_id}"
+    try:
+        pipe = client.pipeline()
+        pipe.incr(key)
+        pipe.expire(key, KEY_TTL_S)
+        return int(pipe.execute()[0])
+    except redis.RedisError:
+        return 1
+
+
+def _bump(app: Celery, client: Clients, job_id: str, *, project: str, files: int = 0,
+          projects: int = 0) -> None:
+    """Count what is done and show it as the job's progress; best effort (a broker fault
+    loses a progress line, never the work)."""
+    key = PROGRESS + job_id
+    try:
+        pipe = client().pipeline()
+        pipe.hincrby(key, "files_done", files)
+        pipe.hincrby(key, "projects_done", projects)
+        pipe.hgetall(key)
+        counts = {k.decode(): int(v) for k, v in pipe.execute()[2].items()}
+        if "projects" not in counts:
+            return  # the job finished (or redis restarted): nothing left to show
+        meta = app.backend.get_task_meta(job_id)
+        if meta.get("status") in states.READY_STATES:
+            return
+        request = SimpleNamespace(task=job_table()["scan"].task, args=[], kwargs={},
+                                  hostname=meta.get("worker"), retries=0,
+                                  delivery_info={"routing_key": job_table()["scan"].queue})
+        app.backend.store_result(job_id, {
+            "project": project, "done": counts["files_done"], "total": counts["files"],
+            "projects_done": counts["projects_done"], "projects": counts["projects"]},
+            "PROGRESS", request=request)
+    except redis.RedisError as exc:
+        log.warning("progress of job %s not recorded: %s", job_id, exc)

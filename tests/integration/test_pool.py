@@ -1,0 +1,97 @@
+"""A scan spread over the pool, for real: a worker's processes read batches of files on the `scan`
+queue, one writer per project applies them, and the finishing step answers for the job. What it
+stores is what a scan in one process stores, byte for byte.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from solograph.config import Settings
+from solograph.portfolio.sync import refresh_registry, scan_portfolio
+from solograph_services.common.jobs import create_celery, submit
+from tests.support.portfolio import make_portfolio, stored_definitions
+
+BIG_FILES = 600  # three batches of files
+
+
+def one_process_scan(base: Path, scan_path: Path) -> bytes:
+    """The reference: `solograph scan` without a broker, over the same checkouts."""
+    settings = Settings(home=base / "one-process", scan_paths=(scan_path,))
+    refresh_registry(settings)
+    scan_portfolio(settings)
+    return stored_definitions(settings.portfolio_db)
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory: pytest.TempPathFactory, redis_url: str, svc) -> dict:
+    base = tmp_path_factory.mktemp("pool")
+    scan_path = make_portfolio(base)
+    svc.generate_project(scan_path, "big", files=BIG_FILES)
+    for i in range(4):
+        svc.generate_project(scan_path, f"small{i}", files=3 + i)
+    home = svc.make_home(base, scan_path, svc.with_db(redis_url, svc.DB["pool"]))
+    return {"base": base, "home": home, "reference": one_process_scan(base, scan_path)}
+
+
+@pytest.mark.integration
+def test_a_spread_scan_stores_what_a_one_process_scan_stores(pool: dict, svc):
+    home = pool["home"]
+    celery = create_celery(home.settings)
+    try:
+        with svc.worker(home, concurrency=2):
+            status = svc.wait_for_job(celery, submit(celery, "scan", registry=True), timeout=120)
+            assert status["state"] == "SUCCESS", status
+            assert status["job"] == "scan"
+            result = status["result"]
+            assert result["failed"] == [] and result["missing"] == []
+            runs = {run["project"]: run for run in result["projects"]}
+            assert set(runs) >= {"web-app", "py-service", "big", "small0", "small3"}
+            assert runs["big"]["report"]["parsed"] == BIG_FILES
+            assert all(run["read_by"] for name, run in runs.items() if run["report"]["parsed"])
+            assert stored_definitions(home.settings.portfolio_db) == pool["reference"]
+
+            again = svc.wait_for_job(celery, submit(celery, "scan", registry=False))
+        assert again["state"] == "SUCCESS", again
+        reports = [run["report"] for run in again["result"]["projects"]]
+        assert sum(r["parsed"] for r in reports) == 0
+        assert sum(r["unchanged"] for r in reports) == sum(r["files"] for r in reports) > 0
+        assert stored_definitions(home.settings.portfolio_db) == pool["reference"]
+    finally:
+        celery.close()
+
+
+@pytest.mark.integration
+def test_a_spread_scan_reports_progress_and_keeps_the_job_id(pool: dict, svc, tmp_path: Path):
+    """While it runs the job is PROGRESS with projects and files done of total; an unknown
+    project fails the job before anything is read."""
+    home = svc.make_home(tmp_path, pool["home"].scan_path,
+                         svc.with_db(pool["home"].redis_url, svc.DB["pool"]))
+    celery = create_celery(home.settings)
+    seen: list[dict] = []
+    try:
+        with svc.worker(home, concurrency=1):
+            job = submit(celery, "scan", registry=True)
+            status = svc.wait_for_job(celery, job, timeout=120, until=("SUCCESS", "FAILURE",
+                                                                        "PROGRESS"))
+            while status["state"] == "PROGRESS":
+                seen.append(status["progress"])
+                status = svc.wait_for_job(celery, job, timeout=120)
+            assert status["state"] == "SUCCESS", status
+            bad = svc.wait_for_job(celery, submit(celery, "scan", projects=["nope"],
+                                                  registry=False))
+        assert seen, "the job was never seen in progress"
+        last = seen[-1]
+        assert set(last) >= {"project", "done", "total", "projects_done", "projects"}
+        assert 0 <= last["done"] <= last["total"] and last["projects_done"] <= last["projects"]
+        assert bad["state"] == "FAILURE" and bad["error"]["error"] == "unknown_project"
+        conn = sqlite3.connect(home.settings.portfolio_db)
+        try:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        finally:
+            conn.close()
+    finally:
+        celery.close()
