@@ -26,9 +26,9 @@ from tests.support.transcripts import Transcripts
 
 # Database numbers by user: test_api 5, the worker stack 6, the crash test 7, beat 8, locks 9,
 # the hand-over of unfinished search syncs 10, broker faults 11, lost workers 12, the spread
-# scan 13 and its faults 14.
+# scan 13 and its faults 14, the meaning lane's embed chain 15.
 DB = {"api": 5, "stack": 6, "crash": 7, "beat": 8, "locks": 9, "handoff": 10, "faults": 11,
-      "lost": 12, "pool": 13, "pool_faults": 14}
+      "lost": 12, "pool": 13, "pool_faults": 14, "embed": 15}
 
 
 @pytest.fixture(scope="session")
@@ -169,4 +169,4 @@ def svc() -> SimpleNamespace:
     """The helpers above, for test modules (conftest modules are not imported directly)."""
     return SimpleNamespace(DB=DB, Home=Home, api=api, generate_project=generate_project,
                            make_home=make_home, show_log=show_log, wait_for_job=wait_for_job,
-                           with_db=with_db, worker=worker)
+                           wait_until_ready=wait_until_ready, with_db=with_db, worker=worker)
