@@ -6,7 +6,9 @@ generated once under bench/.work/), a private redis-server on a free loopback po
 `solograph worker -Q portfolio,scan -c N`. Each round empties the store, merges the registry,
 then times one spread scan from submission to the job's SUCCESS; the worker is started (and
 warmed by one untimed scan) before its rounds. Every round must store the definitions a scan in
-one process stores. The last line is the ratio of the medians:
+one process stores. Then the meaning lane's model work, when the `semantic` extra is there:
+128 texts sent at once as `embed_texts` tasks of 32 (a round's size) to `solograph worker -Q
+embed -c N`, in texts per second. The last line is the ratio of the scans' medians:
 
     pool speedup: X.XXx (2 worker processes vs 1)
 
@@ -36,11 +38,19 @@ import common
 from common import log
 from solograph.config import Settings
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
-from solograph_services.common.jobs import create_celery, job_status, queues, submit
+from solograph_services.common.jobs import create_celery, job_status, job_table, submit
 
 SOLOGRAPH = Path(sys.executable).parent / "solograph"
 TARGET = 1.7
 JOB_TIMEOUT_S = 900
+EMBED_BATCH = 32  # texts per embed_texts task, as a round of the meaning lane sends
+EMBED_TEXTS = 128
+
+
+def semantic_available() -> bool:
+    from solograph import semantic
+
+    return semantic.available()
 
 
 def free_port() -> int:
@@ -190,6 +200,64 @@ def rounds_with(processes: int, settings: Settings, env: dict[str, str], *, roun
     return times, cpus
 
 
+def embed_texts_sample(count: int, seed: int = 1) -> list[str]:
+    """Sentences of 30-60 words drawn from the generator's vocabulary."""
+    import random
+
+    import portfolio_gen
+
+    rng = random.Random(seed)
+    words = portfolio_gen.NOUNS + portfolio_gen.VERBS + portfolio_gen.ADJECTIVES
+    return [" ".join(rng.choice(words) for _ in range(rng.randint(30, 60)))
+            for _ in range(count)]
+
+
+def run_tasks(settings: Settings, texts: list[str], per_task: int) -> float:
+    """Seconds to embed `texts` as `embed_texts` tasks of `per_task`, all sent at once."""
+    spec = job_table()["embed_texts"]
+    celery = create_celery(settings)
+    try:
+        started = time.perf_counter()
+        ids = [celery.send_task(spec.task, args=[texts[i:i + per_task]], queue=spec.queue).id
+               for i in range(0, len(texts), per_task)]
+        deadline = time.monotonic() + JOB_TIMEOUT_S
+        waiting = set(ids)
+        while waiting:
+            for job in list(waiting):
+                state = job_status(celery, job)["state"]
+                if state == "SUCCESS":
+                    waiting.discard(job)
+                elif state == "FAILURE" or time.monotonic() > deadline:
+                    raise RuntimeError(f"embedding failed: {job_status(celery, job)}")
+            time.sleep(0.02)
+        return time.perf_counter() - started
+    finally:
+        celery.close()
+
+
+def embedding_with(processes: int, settings: Settings, env: dict[str, str], *, rounds: int,
+                   texts: list[str], logs: Path) -> list[float]:
+    """Texts per second through `solograph worker -Q embed -c N`, one figure per round."""
+    cmd = [str(SOLOGRAPH), "worker", "-Q", "embed", "-c", str(processes)]
+    with process(cmd, env=env, log_path=logs / f"embed-{processes}.log") as worker:
+        celery = create_celery(settings)
+        try:
+            deadline = time.monotonic() + 60
+            while not celery.control.ping(timeout=0.5):
+                if worker.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the embedding worker did not start; see {logs}")
+        finally:
+            celery.close()
+        run_tasks(settings, texts[:EMBED_BATCH * 2 * processes], EMBED_BATCH)  # load the model
+        rates = []
+        for i in range(rounds):
+            seconds = run_tasks(settings, texts, EMBED_BATCH)
+            rates.append(len(texts) / seconds)
+            log(f"  embedding, {processes} worker process(es), round {i + 1}: {seconds:.2f} s, "
+                f"{rates[-1]:.1f} texts/s")
+    return rates
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -231,6 +299,11 @@ def main(argv: list[str] | None = None) -> int:
         wait_for_port(port)
         measured = {n: rounds_with(n, settings, env, rounds=args.rounds, expected=expected,
                                    logs=work) for n in (1, 2)}
+        embedding = {}
+        if "embed_texts" in job_table() and semantic_available():
+            texts = embed_texts_sample(EMBED_TEXTS, args.seed)
+            embedding = {n: embedding_with(n, settings, env, rounds=args.rounds, texts=texts,
+                                           logs=work) for n in (1, 2)}
     times = {n: t for n, (t, _) in measured.items()}
     cpus = {n: c for n, (_, c) in measured.items()}
     load_after = os.getloadavg()[0]
@@ -249,11 +322,16 @@ def main(argv: list[str] | None = None) -> int:
         # shared), next to how many processes it ran.
         print(f"{n} worker process(es): median {medians[n]:.2f} s (runs: {runs}); "
               f"{cpu:.2f} s of CPU, {cpu / medians[n]:.2f} cores busy")
-    if "embed" in queues():
-        print("embedding throughput: the embed queue exists but this bench does not measure "
-              "it yet")
+    if embedding:
+        rates = {n: statistics.median(r) for n, r in embedding.items()}
+        for n, samples in embedding.items():
+            runs = ", ".join(f"{r:.1f}" for r in samples)
+            print(f"embedding, {n} worker process(es): median {rates[n]:.1f} texts/s "
+                  f"(runs: {runs}; {EMBED_TEXTS} texts in tasks of {EMBED_BATCH})")
+        print(f"embedding speedup: {rates[2] / rates[1]:.2f}x (2 worker processes vs 1)")
     else:
-        print("embedding throughput: not measured (no embed task in this tree)")
+        print("embedding throughput: not measured (no embed task, or the `semantic` extra "
+              "is not installed)")
     if load_after > (os.cpu_count() or 1) + 1:
         print("note: other processes competed for the CPU during the run")
     speedup = medians[1] / medians[2]
