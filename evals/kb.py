@@ -134,12 +134,14 @@ class KbRunner:
 
         kb = case.project or "21ideas"
         path = case.meta.get("path") if case.meta else None
+        public = self.fused and semantic.FUSION == "search"  # the read fuses by itself
+        settings = semantic.lane_on(self.settings[kb]) if public else self.settings[kb]
         try:
-            answer = reads.kb_search(self.settings[kb], case.query, path=path, limit=LIMIT)
+            answer = reads.kb_search(settings, case.query, path=path, limit=LIMIT)
         except BadQuery as exc:
             raise QueryRefused(exc.message) from None
         words = [f"{kb}:{r['path']}" for r in answer["results"]]
-        if not self.fused:
+        if not self.fused or public:
             return words
         return self._fused(kb, case.query, path, words)
 

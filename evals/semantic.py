@@ -1,11 +1,12 @@
 """The meaning lane in the evals: embedding a suite's index, and the fused rankings.
 
-The public reads are still lexical; a fused suite calls the lane's core functions directly
-(`solograph.semantic`): the lexical answer of the read, the meaning ranking of the same scope,
-fused by `fusion.fuse_search` (reciprocal rank, k = 60, the every-word tier pinned for queries
-of at most three content words). `EVAL_FUSION` measures the alternatives: `plain` (no tier),
-`pinned` (always pinned), `pinshort` (`all` tier only), `tier`, `w1.5`, `meaning` (the meaning
-lane alone).
+A fused suite asks the public reads with the lane on (`lane_on`: SOLOGRAPH_SEMANTIC=on, and
+a sync budget of 0, so no read embeds what the suite leaves pending on purpose, and every
+case sees the same vectors): the answer is fused as a user gets it (`fusion.fuse_search`:
+reciprocal rank, k = 60, the every-word tier pinned for queries of at most three content
+words). `EVAL_FUSION` measures alternatives from the lane's core functions instead: `plain`
+(no tier), `pinned` (always pinned), `pinshort` (`all` tier only), `tier`, `w1.5`, `meaning`
+(the meaning lane alone).
 
 Embedding goes through the lane's own write path (collect, embed, save) with the model in
 worker processes, one thread each, texts out and vectors back, as a worker pool would run
@@ -45,6 +46,11 @@ def _init_worker() -> None:
 
 def _embed_chunk(texts: list[str]):
     return _worker_model.embed_passages(texts)
+
+
+def lane_on(settings):
+    """`settings` as a fused suite reads with them: the lane on, no search-time embedding."""
+    return settings.with_(semantic="on", sync_budget_ms=0)
 
 
 def require() -> None:

@@ -55,13 +55,15 @@ class SessionsRunner:
         from solograph.errors import BadQuery
         from solograph.reads import session_search
 
+        public = self.fused and semantic.FUSION == "search"  # the read fuses by itself
         try:
-            answer = session_search(self.settings, case.query, project=case.project,
+            answer = session_search(semantic.lane_on(self.settings) if public else
+                                    self.settings, case.query, project=case.project,
                                     limit=LIMIT)
         except BadQuery as exc:
             raise QueryRefused(exc.message) from None
         words = [hit["session"] for hit in answer["results"]]
-        if not self.fused:
+        if not self.fused or public:
             return words
         pinned = [hit["session"] for hit in answer["results"]
                   if hit["match"] in ("all", "respelled")]
@@ -71,7 +73,7 @@ class SessionsRunner:
                                  len(query_terms(case.query, prose=True)))
 
     def meaning(self, case: Case) -> list[str]:
-        """The sessions of the case's scope by meaning alone, best first."""
+        """The sessions of the case's scope by meaning alone, best first (EVAL_FUSION)."""
         from solograph.semantic import sessions as lane
         from solograph.semantic.embedder import shared_embedder
         from solograph.sessions.search import project_scope

@@ -261,8 +261,10 @@ def _hint(settings: Settings, args: argparse.Namespace) -> int:
 
 def _index(settings: Settings, args: argparse.Namespace) -> int:
     from solograph.kb.sync import index_kb
+    from solograph_services.cli.embedding import embed_after
 
-    return emit(args, index_kb(_settings(settings)), summary)
+    chosen = _settings(settings)
+    return emit(args, embed_after(chosen, args, index_kb(chosen), "kb"), summary)
 
 
 def _hook(settings: Settings, args: argparse.Namespace) -> int:

@@ -49,8 +49,10 @@ def add(sub: argparse._SubParsersAction, name: str) -> None:
 def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "sync-sessions":
         from solograph.sessions.sync import sync_sessions
+        from solograph_services.cli.embedding import embed_after
 
-        return emit(args, sync_sessions(settings), summary)
+        return emit(args, embed_after(settings, args, sync_sessions(settings), "sessions"),
+                    summary)
     words = args.query
     if words == ["export"]:
         raise BadQuery("`sessions export` needs the session's id",

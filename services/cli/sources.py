@@ -107,6 +107,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
                   "tags": _render_tags}[action]
         return emit(args, answer, render)
     from solograph.sources import sync
+    from solograph_services.cli.embedding import embed_after
 
     if action == "delete":
         return emit(args, sync.delete_source(settings, args.key), _render_deleted)
@@ -116,19 +117,19 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
                            hint="solograph sources index-youtube -c GregIsenberg -n 10")
         answer = sync.index_youtube(settings, args.urls, channel=args.channel, limit=args.limit,
                                     force=args.force, import_files=args.import_file)
-        emit(args, answer, _render_report)
+        emit(args, embed_after(settings, args, answer, "sources"), _render_report)
         # Every video failing is a failed run (cron and scripts see it), not a quiet 0.
         return 1 if answer["failed"] and not answer["indexed"] and not answer["skipped"] else 0
     if action == "import-telegram":
         answer = sync.import_telegram(settings, args.path, username=args.username)
-        return emit(args, answer, _render_report)
+        return emit(args, embed_after(settings, args, answer, "sources"), _render_report)
     if action == "topic":
         return emit(args, sync.add_topic(settings, args.tag, args.keywords), _render_topic)
     from solograph_services.common.crawls import run_crawl
 
     report = run_crawl(settings, args.spider, start_url=args.start_url,
                        max_pages=args.max_pages, delay=args.delay)
-    return emit(args, report, _render_report)
+    return emit(args, embed_after(settings, args, report, "sources"), _render_report)
 
 
 def _render_results(a: dict) -> None:

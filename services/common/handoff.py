@@ -2,9 +2,10 @@
 
 A read whose answer says `freshness.pending > 0` left changed files unread (its sync budget ran
 out). When a broker is configured the adapter queues the matching job (`sync_sessions`,
-`index_kb`) so the worker reads them, at most once a minute per job per process. The answer is
-never changed or failed by this: the submission runs off the request path and a broker that is
-down is only logged.
+`index_kb`) so the worker reads them, at most once a minute per job per process. Likewise a
+read with the meaning lane on whose `freshness.embedding_pending > 0` queues the index's embed
+job (`embed_sessions`, `embed_kb`, `embed_sources`). The answer is never changed or failed by
+this: the submission runs off the request path and a broker that is down is only logged.
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ def sync_jobs() -> dict[str, str]:
             if index.sync_job and answer.sync}
 
 
+def embed_jobs() -> dict[str, str]:
+    """Each read with a meaning side -> the job that embeds what its index lacks."""
+    return {answer.name: index.embed_job for index, answer in all_answers()
+            if index.embed_job and answer.meaning}
+
+
 class Handoff:
     """Queues the job for a read whose answer was not complete. `celery`: how to get the
     client (the API passes its lifespan's); by default one is created on first use."""
@@ -47,27 +54,35 @@ class Handoff:
         self.interval = interval
         self.background = background
         self.jobs = sync_jobs()
+        self.embeds = embed_jobs()
 
     def after(self, read: str, answer: object) -> str | None:
-        """Call with each answer; returns the job handed over (None when nothing was)."""
-        job = self.jobs.get(read)
-        if job is None or not self.settings.redis_url or not isinstance(answer, dict):
+        """Call with each answer; returns the job handed over (None when nothing was; the
+        sync job when both it and the embed job were)."""
+        if not self.settings.redis_url or not isinstance(answer, dict):
             return None
         fresh = answer.get("freshness")
-        if not isinstance(fresh, dict) or not fresh.get("pending"):
+        if not isinstance(fresh, dict):
             return None
+        wanted = [job for job, count in ((self.jobs.get(read), fresh.get("pending")),
+                                         (self.embeds.get(read), fresh.get("embedding_pending")))
+                  if job and count]
+        handed = [job for job in wanted if self._hand(job)]
+        return handed[0] if handed else None
+
+    def _hand(self, job: str) -> bool:
         now = time.monotonic()
         with self._lock:
             last = self._last.get(job)
             if last is not None and now - last < self.interval:
-                return None
+                return False
             self._last[job] = now
         if self.background:
             threading.Thread(target=self._submit, args=(job,), daemon=True,
                              name=f"handoff-{job}").start()
         else:
             self._submit(job)
-        return job
+        return True
 
     def _client(self) -> Celery | None:
         if self._get is not None:
@@ -87,7 +102,7 @@ class Handoff:
         try:
             client = self._client()
             job_id = jobs.submit(client, job)
-            log.info("handed %s to the worker (job %s): a search left files unread", job, job_id)
+            log.info("handed %s to the worker (job %s): a search left work undone", job, job_id)
         except Exception as exc:  # never the answer's problem
             log.warning("could not hand %s to the worker: %s", job, exc)
 

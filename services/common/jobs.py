@@ -50,6 +50,9 @@ def job_table() -> dict[str, Job]:
                         "a polite crawl (producthunt, trustmrr) into the sources index")
     # What beat sends each night; not offered to clients, who submit its parts instead.
     jobs["nightly"] = Job("solograph.nightly", "portfolio")
+    # The meaning lane's model work: texts in, vectors out, on a queue of its own so any host
+    # with the model can take it (the stores' own queues collect and save).
+    jobs["embed_texts"] = Job("solograph.embed_texts", "embed")
     return jobs
 
 

@@ -2,6 +2,8 @@
 
 `run_scan` and `run_registry` are the work with its locks, callable without Celery; the tasks
 add only what a queue needs: retries for transient faults and progress in the result backend.
+The `scan` job is spread over the pool (`fanout`); the nightly refresh scans in one task, with
+`run_scan`, since its other steps follow the scan.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph.store import connect_reader
 from solograph_services.common.crawls import run_crawl
 from solograph_services.common.jobs import job_table
-from solograph_services.worker import fanout, locks
+from solograph_services.worker import embedding, fanout, locks
 
 MAX_RETRIES = 5
 TRANSIENT_REDIS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
@@ -118,9 +120,12 @@ def register(app: Celery, settings: Settings) -> None:
         return clients[pid]
 
     jobs = job_table()
+    embeds = set(embedding.embed_jobs().values())
     for index, job in all_jobs():
-        if job.name not in OWN_BODIES:
+        if job.name not in OWN_BODIES and job.name not in embeds:
             _register_job(app, settings, client, index.name, job, jobs[job.name].task)
+    # The meaning lane: each store's embed job, the model's queue, the save.
+    embedding.register(app, settings, client)
 
     # acks_late: a scan is idempotent (unchanged files are skipped), so a message redelivered
     # (a worker stopped before it finished, kombu puts its unacknowledged messages back) is
@@ -138,7 +143,7 @@ def register(app: Celery, settings: Settings) -> None:
             return {}  # not reached: start replaces this task with the chord
         return _retrying(self, work)
 
-    fanout.register(app, settings, client, _owner, _retrying, EXPECTED)
+    fanout.register(app, settings, client, _owner, _retrying, EXPECTED, _transient)
 
     @app.task(name=jobs["nightly"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
               throws=EXPECTED)
@@ -150,9 +155,12 @@ def register(app: Celery, settings: Settings) -> None:
         def guard(store: str):
             return locks.hold(client(), locks.store_lock(store), owner=_owner(self))
 
-        return _retrying(self, lambda: refresh(
+        report = _retrying(self, lambda: refresh(
             settings, guard=guard, scan=lambda: run_scan(settings, client(), owner=_owner(self),
                                                          progress=_progress(self))))
+        for store in ("sessions", "kb"):
+            embedding.queue_embedding(app, settings, store)
+        return report
 
     # Sources: one refresh of a channel (or one crawl of a site) at a time; a second one
     # while it runs is skipped, not queued behind it (beat sends the next one tomorrow).
@@ -164,7 +172,9 @@ def register(app: Celery, settings: Settings) -> None:
         name = locks.store_lock(f"sources:youtube:{channel or ','.join(targets or [])}"[:200])
         try:
             with locks.hold(client(), name, owner=_owner(self), wait=None):
-                return run(settings, targets, channel=channel, limit=limit, force=force)
+                report = run(settings, targets, channel=channel, limit=limit, force=force)
+            embedding.queue_embedding(app, settings, "sources")
+            return report
         except locks.LockTimeout:
             return {"source": "youtube", "skipped": "the same refresh is already running"}
 
@@ -175,8 +185,10 @@ def register(app: Celery, settings: Settings) -> None:
         try:
             with locks.hold(client(), locks.store_lock(f"sources:crawl:{spider}"),
                             owner=_owner(self), wait=None):
-                return run_crawl(settings, spider, start_url=start_url, max_pages=max_pages,
-                                 delay=delay)
+                report = run_crawl(settings, spider, start_url=start_url, max_pages=max_pages,
+                                   delay=delay)
+            embedding.queue_embedding(app, settings, "sources")
+            return report
         except locks.LockTimeout:
             return {"spider": spider, "skipped": "a crawl of this site is already running"}
 
@@ -199,4 +211,6 @@ def _register_job(app: Celery, settings: Settings, client: Callable[[], redis.Re
                 return run(settings, **kwargs)
             with locks.hold(client(), locks.store_lock(store), owner=_owner(self)):
                 return run(settings, **kwargs)
-        return _retrying(self, work)
+        report = _retrying(self, work)
+        embedding.queue_embedding(app, settings, store)  # what the write left without vectors
+        return report

