@@ -228,12 +228,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=200, help="conversations (200)")
     parser.add_argument("--no-wheel", action="store_true", help="skip the installed wheel")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--baseline", type=Path, metavar="VENV",
+                        help="also measure this venv (an earlier version installed as a wheel, "
+                             "say), in the same run: the figures labelled `baseline`")
     args = parser.parse_args(argv)
     settings = world(work_dir("startup", f"p{args.pages}-s{args.sessions}"), args.pages,
                      args.sessions)
     figures = measure("dev", ROOT / ".venv" / "bin", settings, args.runs)
     if not args.no_wheel:
         figures += measure("wheel", wheel_venv(work_dir("wheel-venv")), settings, args.runs)
+    if args.baseline:
+        figures += measure("baseline", args.baseline / "bin", settings, args.runs)
     print(figures_json(figures, runs=args.runs, pages=args.pages) if args.json
           else figures_table(figures))
     return 0
