@@ -45,12 +45,13 @@ import common
 from common import Figure, log, timed
 from solograph import reads
 from solograph.config import Settings
+from solograph.sessions import folders
 from solograph.sessions.store import open_index
 from solograph.sessions.sync import sync, sync_sessions
 from solograph.text.tokens import words as split_words
 
 GENERATOR_VERSION = 3
-SEARCH_P50_TARGET_MS = 30.0
+SEARCH_P50_TARGET_MS = 12.0  # issue 15 (issue 4 asked for 30)
 RESYNC_TARGET_MS = 15.0
 PEAK_TARGET_MB = 200.0
 WARMUP = 20
@@ -191,6 +192,26 @@ def index_only(root: Path, db: Path) -> None:
                       "bytes": report["bytes"], "entries": report["entries"]}))
 
 
+def list_everything(root: Path) -> int:
+    """The disk check before folder mtimes were kept: list every folder, stat every file."""
+    found = 0
+    for project in os.scandir(root):
+        if not project.is_dir():
+            continue
+        for entry in os.scandir(project.path):
+            if entry.name.endswith(".jsonl") and entry.is_file():
+                entry.stat()
+                found += 1
+            elif entry.is_dir():
+                agents = os.path.join(entry.path, "subagents")
+                if os.path.isdir(agents):
+                    for agent in os.scandir(agents):
+                        if agent.name.endswith(".jsonl"):
+                            agent.stat()
+                            found += 1
+    return found
+
+
 def db_mb(path: Path) -> float:
     return sum(p.stat().st_size for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm"))
                if p.exists()) / (1 << 20)
@@ -240,7 +261,7 @@ def run(args: argparse.Namespace) -> list[Figure]:
     stats = common.summarize(times)
     figs += [
         Figure("search p50 (with disk check)", stats["p50"], "ms",
-               f"< {SEARCH_P50_TARGET_MS:.0f} ms", stats["p50"] < SEARCH_P50_TARGET_MS,
+               f"<= {SEARCH_P50_TARGET_MS:.0f} ms", stats["p50"] <= SEARCH_P50_TARGET_MS,
                key="search_p50_ms"),
         Figure("search p95 (with disk check)", stats["p95"], "ms", key="search_p95_ms"),
         Figure("search p50 CPU", statistics.median(cpu), "ms", key="search_p50_cpu_ms"),
@@ -249,14 +270,25 @@ def run(args: argparse.Namespace) -> list[Figure]:
         Figure("known session in top 5", sum(r is not None and r <= 5 for r in ranks)
                / len(ranks), "", key="recall_at_5")]
     conn = open_index(settings.sessions_db)
-    checks = []
-    for _ in range(20):
+    checks, listed, baseline = [], [], []
+    for _ in range(20):  # interleaved, so load hits both alike
         t0 = time.perf_counter()
         sync(conn, settings.claude_projects)
         checks.append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        folders.look(conn, settings.claude_projects)
+        listed.append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        list_everything(settings.claude_projects)
+        baseline.append((time.perf_counter() - t0) * 1000)
     conn.close()
-    figs.append(Figure("disk check alone (no change), p50", statistics.median(checks), "ms",
-                       key="disk_check_ms"))
+    check, look, everything = (statistics.median(x) for x in (checks, listed, baseline))
+    figs += [Figure("disk check alone (no change), p50", check, "ms", key="disk_check_ms"),
+             Figure("  its look at the folder: changed folders listed, live files stat'ed",
+                    look, "ms", key="disk_look_ms"),
+             Figure("  baseline: every folder listed, every file stat'ed (the previous look)",
+                    everything, "ms", key="disk_list_all_ms",
+                    extra={"ratio_look_to_baseline": round(look / everything, 2)})]
 
     big = common.work_dir(f"sessions-big-{args.big_mb}mb-{args.seed}-v{GENERATOR_VERSION}")
     log(f"generating a {args.big_mb} MiB transcript (cached) ...")

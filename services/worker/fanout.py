@@ -3,10 +3,13 @@
 The `scan` job plans where the store is (the `portfolio` queue), then replaces itself with a
 chord: for each project a chain of its read batches (a group, on the `scan` queue, that any
 worker with the files may take: they parse and return plain data, never open the store) into
-its writer (`portfolio` queue: one project per short transaction, under the project's lock and
-the store's, so one writer at a time), and after every writer the finishing step, whose result
-is the job's (same id). Progress (projects and files done of total) is kept in Redis and shown
-as the job's PROGRESS state.
+its writer (`portfolio` queue), and after every writer the finishing step, whose result is the
+job's (same id). A writer offers its project to the store's write queue (`writes`): whoever
+holds the store's lock applies every waiting project, one per short transaction under the
+project's lock, so the store has one writer at a time and no pool process waits for the lock
+while files wait to be read. The finishing step applies what still waits, then answers.
+Progress (projects and files done of total) is kept in Redis and shown as the job's PROGRESS
+state.
 
 Reads and writes are safe to repeat (a write skips what the store already holds as read), so
 both are acknowledged late and requeued when their worker is lost, a pool child or the whole
@@ -17,7 +20,10 @@ up, and its project is reported failed and left as it was.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
+import os
+import sqlite3
 import time
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -28,13 +34,16 @@ from celery import Celery, Task, chain, chord, group, states
 from solograph.config import Settings
 from solograph.portfolio.plan import batches
 from solograph.portfolio.read import read_batch
+from solograph.portfolio.store import open_writer
 from solograph.portfolio.sync import finish_scanned, plan_scan, write_scanned
 from solograph_services.common.jobs import SCAN_PARTS, job_table
-from solograph_services.worker import locks
+from solograph_services.worker import locks, writes
 
 MAX_DELIVERIES = 3
 KEY_TTL_S = 24 * 3600
 PROGRESS = "solograph:scan:"  # + job id: a hash of totals and what is done
+REPORTS = ":reports"  # PROGRESS + job id + this: each project's report, once written
+STORE = "portfolio"
 
 log = logging.getLogger("solograph.fanout")
 Clients = Callable[[], redis.Redis]
@@ -45,7 +54,7 @@ def start(task: Task, settings: Settings, client: redis.Redis, *, owner: str,
           registry_report: dict | None, projects: list[str] | None) -> None:
     """Plan the scan and replace `task` with its chord (raises celery's Ignore)."""
     job_id = task.request.id
-    with locks.hold(client, locks.store_lock("portfolio"), owner=owner):
+    with locks.hold(client, locks.store_lock(STORE), owner=owner):
         planned = plan_scan(settings, projects=projects)
     plans = planned["plans"]
     parts = job_table_parts()
@@ -81,7 +90,8 @@ def job_table_parts() -> dict[str, str]:
 
 def register(app: Celery, settings: Settings, client: Clients, owner: Owner,
              retrying: Callable[[Task, Callable[[], dict]], dict],
-             expected: tuple[type[Exception], ...]) -> None:
+             expected: tuple[type[Exception], ...],
+             transient: Callable[[BaseException], bool]) -> None:
     """Bind the three parts of a spread scan to `app` (see the module's docstring)."""
     parts = job_table_parts()
 
@@ -101,48 +111,102 @@ def register(app: Celery, settings: Settings, client: Clients, owner: Owner,
         _bump(app, client, job_id, project=project, files=len(batch["files"]))
         return {**out, "host": host}
 
+    kept: dict[int, tuple[sqlite3.Connection, tuple[int, int]]] = {}
+
+    def writer() -> sqlite3.Connection:
+        """This process's writer of the store, kept between writes; opened again when the file
+        at its path is another one (removed, rebuilt)."""
+        st = os.stat(settings.portfolio_db) if settings.portfolio_db.exists() else None
+        identity = (st.st_dev, st.st_ino) if st else (0, 0)
+        held = kept.get(os.getpid())
+        if held and held[1] == identity and st is not None:
+            return held[0]
+        if held:
+            held[0].close()
+        conn = open_writer(settings)
+        st = os.stat(settings.portfolio_db)
+        kept[os.getpid()] = (conn, (st.st_dev, st.st_ino))
+        return conn
+
+    def apply(write: dict, me: str) -> None:
+        """One project written, whole, under its lock; its report kept for the job's result
+        (the first one: a write applied again finds everything unchanged)."""
+        plan, job_id = write["plan"], write["job_id"]
+        name = plan["project"]["name"]
+        with locks.hold(client(), locks.project_lock(name), owner=me) as waited:
+            started = time.time()
+            try:
+                written = write_scanned(settings, plan, write["results"], conn=writer())
+            except sqlite3.DatabaseError as exc:
+                if transient(exc):
+                    raise  # it stays first in line, for the next writer
+                report = {"project": name, "read_by": write["read_by"],
+                          "error": f"the project could not be written and was left as it "
+                                   f"was: {exc}"}
+            else:
+                report = {"project": name, "waited_s": round(waited, 3), "started": started,
+                          "finished": time.time(), "summary": written["summary"],
+                          "report": written["report"], "changed": written["changed"],
+                          "read_by": write["read_by"]}
+        _keep(client(), job_id, report)
+        _bump(app, client, job_id, project=name, projects=1)
+
     @app.task(name=parts["write"], bind=True, acks_late=True, reject_on_worker_lost=True,
               max_retries=5, throws=expected)
     def scan_write(self: Task, results: list[dict] | dict, *, plan: dict, job_id: str) -> dict:
-        """Apply one project, whole, under its lock and the store's (one writer at a time)."""
+        """Offer one project's write to the store's writer, and be that writer if none is."""
         results = [results] if isinstance(results, dict) else list(results)
         name = plan["project"]["name"]
         hosts = sorted({r.get("host", "") for r in results} - {""})
         failed = [r["error"] for r in results if r.get("error")]
         if failed:
+            _keep(client(), job_id, {"project": name, "error": failed[0], "read_by": hosts})
             _bump(app, client, job_id, project=name, projects=1)
-            return {"project": name, "error": failed[0], "read_by": hosts}
+            return {"project": name}
 
         def work() -> dict:
-            with locks.hold(client(), locks.project_lock(name), owner=owner(self)) as waited, \
-                    locks.hold(client(), locks.store_lock("portfolio"), owner=owner(self)):
-                started = time.time()
-                written = write_scanned(settings, plan, results)
-            return {"project": name, "waited_s": round(waited, 3), "started": started,
-                    "finished": time.time(), "summary": written["summary"],
-                    "report": written["report"], "changed": written["changed"],
-                    "read_by": hosts}
-        out = retrying(self, work)
-        _bump(app, client, job_id, project=name, projects=1)
-        return out
+            if not self.request.retries:
+                writes.offer(client(), STORE, {"job_id": job_id, "plan": plan,
+                                               "results": results, "read_by": hosts})
+            writes.drain(client(), STORE, lambda w: apply(w, owner(self)), owner=owner(self))
+            return {"project": name}
+        return retrying(self, work)
 
     @app.task(name=parts["finish"], bind=True, max_retries=5, throws=expected)
-    def scan_finish(self: Task, written: list[dict], *, job_id: str, registry: dict | None,
+    def scan_finish(self: Task, offered: list[dict], *, job_id: str, registry: dict | None,
                     missing: list[str]) -> dict:
-        """The job's result: every project's report, the failed ones apart."""
-        changed = sum(w.get("changed", 0) for w in written)
-
+        """The writes still waiting, then the job's result: every project's report, the
+        failed ones apart."""
         def work() -> dict:
-            with locks.hold(client(), locks.store_lock("portfolio"), owner=owner(self)):
-                finish_scanned(settings, changed=changed)
-            return {}
-        retrying(self, work)
-        with contextlib.suppress(redis.RedisError):  # else it expires by itself
-            client().delete(PROGRESS + job_id)
+            writes.drain(client(), STORE, lambda w: apply(w, owner(self)), owner=owner(self),
+                         wait=locks.WAIT_S)
+            reports = _reports(client(), job_id)
+            with locks.hold(client(), locks.store_lock(STORE), owner=owner(self)):
+                finish_scanned(settings, changed=sum(r.get("changed", 0)
+                                                     for r in reports.values()))
+            return reports
+        reports = retrying(self, work)
+        with contextlib.suppress(redis.RedisError):  # else they expire by themselves
+            client().delete(PROGRESS + job_id, PROGRESS + job_id + REPORTS)
+        done = [reports.get(o["project"]) or {"project": o["project"],
+                                              "error": "its write was lost"} for o in offered]
         return {"registry": registry,
-                "projects": [{k: v for k, v in w.items() if k != "changed"}
-                             for w in written if "error" not in w],
-                "failed": [w for w in written if "error" in w], "missing": missing}
+                "projects": [{k: v for k, v in r.items() if k != "changed"}
+                             for r in done if "error" not in r],
+                "failed": [r for r in done if "error" in r], "missing": missing}
+
+
+def _keep(client: redis.Redis, job_id: str, report: dict) -> None:
+    key = PROGRESS + job_id + REPORTS
+    pipe = client.pipeline()
+    pipe.hsetnx(key, report["project"], json.dumps(report))
+    pipe.expire(key, KEY_TTL_S)
+    pipe.execute()
+
+
+def _reports(client: redis.Redis, job_id: str) -> dict[str, dict]:
+    raw = client.hgetall(PROGRESS + job_id + REPORTS)
+    return {k.decode(): json.loads(v) for k, v in raw.items()}
 
 
 def _deliveries(client: redis.Redis, task_id: str) -> int:

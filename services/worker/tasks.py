@@ -2,6 +2,8 @@
 
 `run_scan` and `run_registry` are the work with its locks, callable without Celery; the tasks
 add only what a queue needs: retries for transient faults and progress in the result backend.
+The `scan` job is spread over the pool (`fanout`); the nightly refresh scans in one task, with
+`run_scan`, since its other steps follow the scan.
 """
 
 from __future__ import annotations
@@ -141,7 +143,7 @@ def register(app: Celery, settings: Settings) -> None:
             return {}  # not reached: start replaces this task with the chord
         return _retrying(self, work)
 
-    fanout.register(app, settings, client, _owner, _retrying, EXPECTED)
+    fanout.register(app, settings, client, _owner, _retrying, EXPECTED, _transient)
 
     @app.task(name=jobs["nightly"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
               throws=EXPECTED)

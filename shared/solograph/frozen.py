@@ -1,19 +1,34 @@
 """`Frozen`: a small immutable record for the types every command builds at start-up
-(settings, the index descriptions, the registry's projects).
+(settings, the index descriptions, the registry's projects); `Record`, its mutable sibling.
 
 Dataclasses and NamedTuples generate their methods with `exec` when the class is defined, and
 `dataclasses` imports `inspect`; together that was a fifth of a symbol search's whole-process
 time. A record's fields are its annotated names in order (a base class's first); a class
-attribute of the same name is the field's default, read through the class until set.
+attribute of the same name is the field's default, read through the class until set, or made
+for each record when it is a `factory(list)`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class _Factory:
+    def __init__(self, make: Any) -> None:
+        self.make = make
+
+
+def factory(make: Any) -> Any:
+    """A default made anew for each record (`factory(list)`): a mutable default is never
+    shared."""
+    return _Factory(make)
 
 
 class Frozen:
     _fields: tuple[str, ...] = ()
+    _made: tuple[str, ...] = ()  # the fields whose default is a factory
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -23,6 +38,7 @@ class Frozen:
                 if not name.startswith("_") and name not in fields:
                     fields.append(name)
         cls._fields = tuple(fields)
+        cls._made = tuple(n for n in fields if isinstance(getattr(cls, n, None), _Factory))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
@@ -38,6 +54,9 @@ class Frozen:
         missing = [n for n in cls._fields if n not in values and not hasattr(cls, n)]
         if missing:
             raise TypeError(f"{cls.__name__} needs {', '.join(missing)}")
+        for name in cls._made:
+            if name not in values:
+                values[name] = getattr(cls, name).make()
         vars(self).update(values)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -65,3 +84,15 @@ class Frozen:
 
     def to_dict(self) -> dict[str, Any]:
         return {n: getattr(self, n) for n in self._fields}
+
+
+class Record(Frozen):
+    """A mutable record: the same fields and defaults, attributes set freely, no hash."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        object.__delattr__(self, name)

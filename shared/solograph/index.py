@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from solograph.frozen import Frozen
 
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     import sqlite3
+    from typing import Any
 
     from solograph.config import Settings
 

@@ -15,14 +15,14 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from solograph.errors import BadQuery, SolographError
+from solograph.frozen import Record
 from solograph.store import connect_reader
 
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:  # the hook imports this module: no YAML (config) or secret rules at import
     from solograph.config import Settings
 
@@ -81,8 +81,7 @@ def result_ids(answer: dict | None, n: int = 3) -> list[str]:
     return out
 
 
-@dataclass
-class UsageLog:
+class UsageLog(Record):
     folder: Path
     enabled: bool = True
 

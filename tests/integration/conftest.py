@@ -21,14 +21,14 @@ import pytest
 
 from solograph.config import Settings
 from solograph_services.common.jobs import create_celery, job_status
-from tests.support import procs
+from tests.support import hosts, procs
 from tests.support.transcripts import Transcripts
 
 # Database numbers by user: test_api 5, the worker stack 6, the crash test 7, beat 8, locks 9,
 # the hand-over of unfinished search syncs 10, broker faults 11, lost workers 12, the spread
-# scan 13, the meaning lane's embed chain 14.
+# scan 13 and its faults 14, the meaning lane's embed chain 15.
 DB = {"api": 5, "stack": 6, "crash": 7, "beat": 8, "locks": 9, "handoff": 10, "faults": 11,
-      "lost": 12, "pool": 13, "embed": 14}
+      "lost": 12, "pool": 13, "pool_faults": 14, "embed": 15}
 
 
 @pytest.fixture(scope="session")
@@ -102,12 +102,14 @@ def generate_project(root: Path, name: str, *, files: int, defs_per_file: int = 
     return files * defs_per_file
 
 
-def wait_until_ready(celery, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+def wait_until_ready(celery, proc: subprocess.Popen, timeout: float = 30.0,
+                     node: str | None = None) -> None:
+    """Until a worker (`node`, when given) answers a ping."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"worker exited with {proc.returncode} before it was ready")
-        if celery.control.ping(timeout=0.5):
+        if celery.control.ping(timeout=0.5, destination=[node] if node else None):
             return
     raise TimeoutError(f"worker did not answer a ping within {timeout}s")
 
@@ -115,15 +117,18 @@ def wait_until_ready(celery, proc: subprocess.Popen, timeout: float = 30.0) -> N
 @contextmanager
 def worker(home: Home, *, concurrency: int = 2, log_name: str = "worker.log",
            extra_env: dict[str, str] | None = None,
-           queues: str = "portfolio,scan,sessions,kb") -> Iterator[subprocess.Popen]:
+           queues: str = "portfolio,scan,sessions,kb", hostname: str | None = None,
+           netns: str | None = None) -> Iterator[subprocess.Popen]:
     """`solograph worker` on the portfolio, scan, sessions and kb queues, ready when it answers
-    a ping."""
+    a ping; under its own `hostname` (and network namespace) when given (`support.hosts`)."""
     cmd = procs.solograph_cmd("worker", "-Q", queues, "-c", str(concurrency))
+    if hostname:
+        cmd = hosts.as_host(hostname, cmd, netns=netns)
     celery = create_celery(home.settings)
     try:
         with procs.process(cmd, env={**home.env, **(extra_env or {})},
                            log=home.logs / log_name) as proc:
-            wait_until_ready(celery, proc)
+            wait_until_ready(celery, proc, node=f"solograph@{hostname}" if hostname else None)
             yield proc
     finally:
         celery.close()

@@ -95,7 +95,7 @@ def indexed(request, tmp_path_factory) -> Settings:
                              session_id=SESSION_ID)
     transcripts.conversation("/home/dev/code/app", "почини индекс по графами", "Готово.",
                              "now the graphs page", "Done.")
-    if settings.semantic == "on":
+    if settings.semantic == "on":  # every index synced and embedded: a settled answer
         from solograph.kb.sync import index_kb
         from solograph.semantic.stores import STORES, embed_store
         from solograph.sessions.sync import sync_sessions

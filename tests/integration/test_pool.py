@@ -5,14 +5,17 @@ stores is what a scan in one process stores, byte for byte.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
+import redis
 
 from solograph.config import Settings
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph_services.common.jobs import create_celery, submit
+from solograph_services.worker import locks, writes
 from tests.support.portfolio import make_portfolio, stored_definitions
 
 BIG_FILES = 600  # three batches of files
@@ -70,6 +73,8 @@ def test_a_spread_scan_reports_progress_and_keeps_the_job_id(pool: dict, svc, tm
     project fails the job before anything is read."""
     home = svc.make_home(tmp_path, pool["home"].scan_path,
                          svc.with_db(pool["home"].redis_url, svc.DB["pool"]))
+    gone = pool["home"].scan_path / "gone"
+    svc.generate_project(pool["home"].scan_path, "gone", files=1)
     celery = create_celery(home.settings)
     seen: list[dict] = []
     try:
@@ -81,13 +86,19 @@ def test_a_spread_scan_reports_progress_and_keeps_the_job_id(pool: dict, svc, tm
                 seen.append(status["progress"])
                 status = svc.wait_for_job(celery, job, timeout=120)
             assert status["state"] == "SUCCESS", status
+            shutil.rmtree(gone)
             bad = svc.wait_for_job(celery, submit(celery, "scan", projects=["nope"],
                                                   registry=False))
+            # A scope of projects whose checkouts are all gone: nothing to read or write.
+            empty = svc.wait_for_job(celery, submit(celery, "scan", projects=["gone"],
+                                                    registry=False))
         assert seen, "the job was never seen in progress"
         last = seen[-1]
         assert set(last) >= {"project", "done", "total", "projects_done", "projects"}
         assert 0 <= last["done"] <= last["total"] and last["projects_done"] <= last["projects"]
         assert bad["state"] == "FAILURE" and bad["error"]["error"] == "unknown_project"
+        assert empty["state"] == "SUCCESS", empty
+        assert (empty["result"]["projects"], empty["result"]["missing"]) == ([], ["gone"])
         conn = sqlite3.connect(home.settings.portfolio_db)
         try:
             assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
@@ -95,3 +106,32 @@ def test_a_spread_scan_reports_progress_and_keeps_the_job_id(pool: dict, svc, tm
             conn.close()
     finally:
         celery.close()
+
+
+@pytest.mark.integration
+def test_the_write_queue_has_one_writer_and_keeps_a_failed_write_first(redis_url: str, svc):
+    client = redis.Redis.from_url(svc.with_db(redis_url, svc.DB["pool"]))
+    store = "write-queue-test"
+    applied: list[int] = []
+    try:
+        client.delete(writes.PENDING + store)
+        for n in range(3):
+            writes.offer(client, store, {"n": n})
+        with locks.hold(client, locks.store_lock(store), owner="another-writer"):
+            # The lock is held: the write waits for its holder, this call returns at once.
+            assert writes.drain(client, store, lambda w: applied.append(w["n"]),
+                                owner="me") == 0
+        assert applied == []
+
+        def fail_on_one(write: dict) -> None:
+            if write["n"] == 1:
+                raise RuntimeError("the store went away")
+            applied.append(write["n"])
+        with pytest.raises(RuntimeError):
+            writes.drain(client, store, fail_on_one, owner="me")
+        assert applied == [0] and client.llen(writes.PENDING + store) == 2  # 1 is still first
+        assert writes.drain(client, store, lambda w: applied.append(w["n"]), owner="me") == 2
+        assert applied == [0, 1, 2] and client.llen(writes.PENDING + store) == 0
+    finally:
+        client.delete(writes.PENDING + store)
+        client.close()

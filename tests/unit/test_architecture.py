@@ -117,3 +117,24 @@ def test_migration_numbers_are_unique_per_store():
         if store.is_dir():
             numbers = [p.name.split("_", 1)[0] for p in store.glob("*.sql")]
             assert len(numbers) == len(set(numbers)), store.name
+
+
+# Queues that are not an index's name, each admitted on purpose.
+ADMITTED_QUEUES = {
+    "scan": "a scan's file reads, which any worker with the checkouts may take (any host)",
+    "embed": "the meaning lane's embedding: texts in, vectors out (any host)",
+}
+
+
+def test_queue_names_are_the_indexes_plus_the_admitted_ones():
+    from solograph.indexes import all_indexes
+    from solograph_services.common.jobs import SCAN_PARTS, job_table, queues
+
+    names = {index.name for index in all_indexes()}
+    assert names <= set(queues())
+    assert set(queues()) - names <= set(ADMITTED_QUEUES)
+    # Jobs travel on their index's queue (or an admitted one); a scan's parts stay on the
+    # portfolio's, but its reads, which never open the store.
+    assert {job.queue for job in job_table().values()} <= names | set(ADMITTED_QUEUES)
+    assert {name: part.queue for name, part in SCAN_PARTS.items()} == {
+        "read": "scan", "write": "portfolio", "finish": "portfolio"}

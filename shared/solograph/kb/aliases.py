@@ -17,10 +17,10 @@ import contextlib
 import json
 import os
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from solograph.errors import ConfigError
+from solograph.frozen import Frozen, factory
 from solograph.store import get_meta, set_meta
 from solograph.text.spelling import edit_distance, max_edits
 from solograph.text.tokens import stems
@@ -29,10 +29,9 @@ ALIASES_FILE = "_aliases.yaml"
 MIN_TYPO_LEN = 5
 
 
-@dataclass(frozen=True)
-class AliasTable:
+class AliasTable(Frozen):
     groups: tuple[tuple[str, ...], ...] = ()
-    _members: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict, repr=False)
+    members: dict[tuple[str, ...], tuple[str, ...]] = factory(dict)
     problem: str = ""  # why the file's table is not used (invalid YAML, a bad group, unreadable)
 
     @classmethod
@@ -54,11 +53,11 @@ class AliasTable:
     def expand(self, query: list[str]) -> dict[tuple[str, ...], tuple[str, ...]]:
         """{member stems found in the query: the last member's stems to search as well}."""
         have = set(query)
-        return {m: t for m, t in self._members.items() if set(m) <= have and not set(t) <= have}
+        return {m: t for m, t in self.members.items() if set(m) <= have and not set(t) <= have}
 
     def vocabulary(self) -> set[str]:
         out: set[str] = set()
-        for member, target in self._members.items():
+        for member, target in self.members.items():
             out.update(member)
             out.update(target)
         return out

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass
 
 from solograph.errors import BadQuery
+from solograph.frozen import Frozen
 from solograph.kb.aliases import AliasTable
 from solograph.kb.search import Query, Scope, rank
 from solograph.text.tokens import fts_term, stem, words
@@ -31,8 +31,7 @@ MIN_CONTENT = 4
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 
 
-@dataclass(frozen=True)
-class Hint:
+class Hint(Frozen):
     path: str
     title: str
     word: str

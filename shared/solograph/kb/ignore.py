@@ -10,8 +10,12 @@ generated paths where a short hand-written translation missed 52.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import Any
+
+from solograph.frozen import Frozen
+
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 IGNORE_FILES = (".gitignore", ".indexignore")  # a folder's .indexignore wins over its .gitignore
 MAX_BYTES = 256_000  # of one ignore file: patterns, not data
@@ -19,8 +23,7 @@ MAX_BYTES = 256_000  # of one ignore file: patterns, not data
 _cache: dict[str, tuple[tuple[int, int], Rules | None]] = {}
 
 
-@dataclass(frozen=True)
-class Rules:
+class Rules(Frozen):
     """One folder's patterns: `base` is its KB-relative path ('' for the root)."""
 
     base: str

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
 from solograph.errors import ConfigError
+from solograph.frozen import Frozen
 
 CONFIG_FILE = ".solograph.yaml"
 TOP_LEVEL = ("kb", "scope")
@@ -32,8 +32,7 @@ DEFAULT_PAGES = "wiki"
 DEFAULT_INBOX = "3-inbox"
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(Frozen):
     pages: str = DEFAULT_PAGES  # relative to the root, '/' separated, no trailing '/'; '' = all
     stacks: str = ""
     exclude: tuple[str, ...] = ()
@@ -62,7 +61,7 @@ class Layout:
         return False
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        return json.dumps(self.to_dict(), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> Layout:

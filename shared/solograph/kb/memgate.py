@@ -13,8 +13,9 @@ import json
 import math
 import random
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from solograph.frozen import Record, factory
 
 KIND = "solograph-memgate"
 MIN_WORDS = 3
@@ -38,13 +39,12 @@ def word_count(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-@dataclass
-class Gate:
+class Gate(Record):
     weights: dict[str, float]
     bias: float = 0.0
     threshold: float = 0.5
     min_words: int = MIN_WORDS
-    trained: dict = field(default_factory=dict)
+    trained: dict = factory(dict)
 
     def score(self, text: str) -> float | None:
         """P(leans on earlier work), or None for a prompt under min_words words."""

@@ -21,8 +21,8 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from solograph.frozen import Frozen
 from solograph.text.tokens import STOPWORDS, stem, words
 
 MIN_PREFIX = 3  # a shorter query word extends no title word
@@ -47,15 +47,13 @@ def title_names(title: str) -> list[str]:
     return [title, found.group(1), found.group(2)] if found else [title]
 
 
-@dataclass(frozen=True)
-class Name:
+class Name(Frozen):
     stems: tuple[str, ...]
     whole_words: bool  # only whole words count (an alias); a title's may extend query words
     kind: int  # 0 the title, 1 an alias, 2 a part of the title
 
 
-@dataclass(frozen=True)
-class Names:
+class Names(Frozen):
     names: tuple[Name, ...]
 
     @classmethod

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from solograph.frozen import Record
 from solograph.text.spelling import doc_count
 
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from solograph.kb.search import Query, Scope
 
@@ -32,8 +32,7 @@ SECTIONS_READ = 20  # sections read per result asked for, for the best section o
 NAMES_READ = 20  # pages read by their names per result asked for
 
 
-@dataclass
-class Scored:
+class Scored(Record):
     names: float = 0.0  # bm25 over the title and the meta field (lower-better)
     section: float = 0.0  # bm25 of the best section
     section_id: int | None = None

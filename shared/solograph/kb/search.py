@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass, field
 
 from solograph.errors import BadQuery
+from solograph.frozen import Frozen, Record, factory
 from solograph.kb.aliases import AliasTable
 from solograph.kb.names import STOP_STEMS, covered, grade, names_of
 from solograph.kb.paths import folder_condition
@@ -28,16 +28,15 @@ SNIPPET = 240
 _WORD = re.compile(r"[^\W_]+")
 
 
-@dataclass
-class Query:
+class Query(Record):
     text: str
     stems: list[str]
-    respelled: dict[str, str] = field(default_factory=dict)
-    aliases: dict[str, str] = field(default_factory=dict)  # member -> last member, as stems
-    alternatives: list[tuple[str, ...]] = field(default_factory=list)  # OR of AND-groups
+    respelled: dict[str, str] = factory(dict)
+    aliases: dict[str, str] = factory(dict)  # member -> last member, as stems
+    alternatives: list[tuple[str, ...]] = factory(list)  # OR of AND-groups
     # doc -> its best section, found while ranking: a hit names it without searching again
-    sections: dict[int, int] = field(default_factory=dict, repr=False)
-    weights: dict[str, float] = field(default_factory=dict, repr=False)  # rarity of each stem
+    sections: dict[int, int] = factory(dict)
+    weights: dict[str, float] = factory(dict)  # rarity of each stem
 
     @property
     def match(self) -> str:
@@ -82,8 +81,7 @@ def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query
     return query
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(Frozen):
     """Which documents a lane may return: an SQL condition over `d` (docs)."""
 
     where: str = ""

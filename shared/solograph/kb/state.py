@@ -7,19 +7,20 @@ rename, so two hook runs never leave half a file. Files untouched for a week are
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
 import time
 from pathlib import Path
 
+from solograph.kb.paths import sha256_hex
+
 KEEP_S = 7 * 24 * 3600
 _SAFE = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 
 
 def _file(folder: Path, session: str) -> Path:
-    name = session if _SAFE.match(session) else hashlib.sha256(session.encode()).hexdigest()[:32]
+    name = session if _SAFE.match(session) else sha256_hex(session.encode())[:32]
     return folder / f"{name}.json"
 
 

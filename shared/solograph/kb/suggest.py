@@ -147,5 +147,5 @@ def suggest(conn: sqlite3.Connection, table: AliasTable, *, root: Path,
 def _known(table: AliasTable, members: list[str]) -> bool:
     """True when the table already sends the first members to the last one."""
     target = tuple(stems(members[-1]))
-    have = table._members
+    have = table.members
     return all(have.get(tuple(stems(m))) == target for m in members[:-1])

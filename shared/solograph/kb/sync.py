@@ -21,10 +21,9 @@ import json
 import os
 import sqlite3
 import time
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
+from solograph.frozen import Record, factory
 from solograph.index import Synced
 from solograph.kb.layout import Layout, missing_folders
 from solograph.kb.resolve import Resolver
@@ -33,6 +32,7 @@ from solograph.kb.walk import walk
 from solograph.store import transaction
 from solograph.text.tokens import index_text
 
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from solograph.config import Settings
     from solograph.kb.markdown import Page
@@ -41,19 +41,18 @@ CATALOG = "index.md"
 MAX_INDEX_LINE = 400
 
 
-@dataclass
-class SyncReport:
+class SyncReport(Record):
     docs: int = 0
     pages: int = 0
     read: int = 0
     deleted: int = 0
-    huge: list[str] = field(default_factory=list)
+    huge: list[str] = factory(list)
     problems: int = 0
     seconds: float = 0.0
     pending: int = 0  # changed pages left for the next sync (a search's deadline passed)
     # What the index holds with a problem, by kind: frontmatter, unreadable, binary content.
-    reasons: dict[str, int] = field(default_factory=dict)
-    outside: list[str] = field(default_factory=list)  # links leaving the KB, not followed
+    reasons: dict[str, int] = factory(dict)
+    outside: list[str] = factory(list)  # links leaving the KB, not followed
     unreadable: int = 0  # pages and folders the process may not open (read again each sync)
     touched: int = 0  # pages whose mtime moved and whose bytes did not: not read again
 
@@ -154,8 +153,7 @@ def _read_changed(root: Path, changed: list[str], pages: dict[str, tuple[int, in
     return parsed
 
 
-@dataclass
-class _Read:
+class _Read(Record):
     stat: tuple[int, int]
     page: Page | None  # None: the bytes are the ones indexed
     hash: str = ""

@@ -11,9 +11,9 @@ A symbolic link is followed (once) only when its target is inside the KB: one le
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from solograph.frozen import Record, factory
 from solograph.kb.ignore import Rules, ignored, rules_of
 from solograph.kb.layout import Layout
 from solograph.kb.resolve import MARKDOWN
@@ -21,13 +21,12 @@ from solograph.kb.resolve import MARKDOWN
 PRIVATE_MARKERS = (".solograph-private", ".metadata_never_index")
 
 
-@dataclass
-class Listing:
-    pages: dict[str, tuple[int, int]] = field(default_factory=dict)  # markdown: (size, mtime)
-    assets: set[str] = field(default_factory=set)  # every other file
-    huge: list[str] = field(default_factory=list)  # markdown over the size limit
-    outside: list[str] = field(default_factory=list)  # links whose target leaves the KB
-    unreadable: list[str] = field(default_factory=list)  # folders and files we may not open
+class Listing(Record):
+    pages: dict[str, tuple[int, int]] = factory(dict)  # markdown: (size, mtime)
+    assets: set[str] = factory(set)  # every other file
+    huge: list[str] = factory(list)  # markdown over the size limit
+    outside: list[str] = factory(list)  # links whose target leaves the KB
+    unreadable: list[str] = factory(list)  # folders and files we may not open
 
 
 def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_000) -> Listing:

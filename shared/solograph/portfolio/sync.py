@@ -6,6 +6,7 @@ per project where the store is, then `finish_scanned`."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -82,17 +83,22 @@ def plan_scan(settings: Settings, *, projects: list[str] | None = None) -> dict:
         conn.close()
 
 
-def write_scanned(settings: Settings, plan: dict, results: list[dict]) -> dict:
+def write_scanned(settings: Settings, plan: dict, results: list[dict], *,
+                  conn: sqlite3.Connection | None = None) -> dict:
     """Apply one project's plan and its batches' results (`portfolio.write`), with its report
-    as the scan gives it: {"changed", "summary", "report"}."""
+    as the scan gives it: {"changed", "summary", "report"}. `conn`: a writer the caller keeps
+    (closing one runs a checkpoint, which a process writing project after project need not
+    pay each time), else one opened for this write."""
     from solograph.portfolio.scan import ScanReport
     from solograph.portfolio.write import write_project
 
-    conn = open_writer(settings)
+    own = conn is None
+    conn = open_writer(settings) if conn is None else conn
     try:
         written = write_project(conn, plan, results)
     finally:
-        conn.close()
+        if own:
+            conn.close()
     report = ScanReport()
     report.add(plan, written)
     return {"changed": written["changed"], "summary": report.summary(),

@@ -23,10 +23,10 @@ which it is) is left out: its own prompt holds the very words searched.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 
+from solograph.frozen import Frozen
 from solograph.limits import bounded
-from solograph.sessions.snippets import best_entry, holds, snippet
+from solograph.sessions.snippets import best_entry, holding_sql, snippet
 from solograph.store import like_escape
 from solograph.text.ids import MIN_RUN, phrases, split_run
 from solograph.text.spelling import doc_count, respell
@@ -41,8 +41,7 @@ NEAR_READ = 3  # chunks of one session whose messages are read
 BM25 = "bm25(chunks_fts, 3.0, 1.0)"
 
 
-@dataclass(frozen=True)
-class Terms:
+class Terms(Frozen):
     """A query's stems and, for each, the other spelling also searched (or None): a
     neighbour in the vocabulary, or a phrase of the words a run-together word is made of;
     and the phrases of its identifiers, the whole query's first (text/ids.py)."""
@@ -90,16 +89,18 @@ def _run_together(conn: sqlite3.Connection, word: str, term: str) -> str | None:
     return " ".join(stem(p) for p in pieces) if pieces else None
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(Frozen):
     """Which sessions a search may return: an SQL condition over `s` (sessions)."""
 
     where: str = ""
     params: tuple = ()
 
 
+EVERY = Scope()
+
+
 def search(conn: sqlite3.Connection, query: str, *, limit: int = 10,
-           scope: Scope = Scope()) -> tuple[Terms, list[dict]]:
+           scope: Scope = EVERY) -> tuple[Terms, list[dict]]:
     """The ranked sessions for `query`; each hit is a dict ready for the answer."""
     limit = max(1, min(limit, MAX_LIMIT))
     terms = terms_of(conn, query)
@@ -172,13 +173,13 @@ def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int],
             (every, NEAR_CHUNKS)):
         if owner.get(chunk) in sessions:
             chunks.setdefault(owner[chunk], []).append(chunk)
+    tests, params = holding_sql(terms.stems, terms.spellings)
+    every_word = (f"SELECT 1 FROM entries WHERE chunk = ? AND {' AND '.join(tests)} LIMIT 1")
     out: dict[int, int | None] = {}
     for session, ids in chunks.items():
         out[session] = None
         for chunk in ids[:NEAR_READ]:
-            if any(all(any(holds(words, x) for x in terms.spellings(s)) for s in terms.stems)
-                   for (words,) in conn.execute("SELECT words FROM entries WHERE chunk = ?",
-                                                (chunk,))):
+            if conn.execute(every_word, (chunk, *params)).fetchone():
                 out[session] = chunk
                 break
     return out

@@ -33,23 +33,27 @@ def matched(words: str, stems: Sequence[str],
     return sum(any(holds(words, s) for s in spellings(stem)) for stem in stems)
 
 
+def holding_sql(stems: Sequence[str], spellings: Callable[[str], tuple[str, ...]]
+                ) -> tuple[list[str], list[str]]:
+    """One SQL test per stem, true when an entry's `words` hold it in either spelling (the
+    test `holds` makes, run by SQLite on the stored text rather than on a copy of it in
+    Python), and their parameters."""
+    tests, params = [], []
+    for term in stems:
+        forms = spellings(term)
+        tests.append("(" + " OR ".join(["instr(' ' || words, ?) > 0"] * len(forms)) + ")")
+        params += [" " + s for s in forms]
+    return tests, params
+
+
 def best_entry(conn: sqlite3.Connection, chunk: int, stems: Sequence[str],
                spellings: Callable[[str], tuple[str, ...]]) -> sqlite3.Row | None:
     """The entry of `chunk` holding the most query words; the earliest among equals."""
-    needles = [tuple(" " + s for s in spellings(stem)) for stem in stems]
-    best, best_count = None, 0
-    for entry_id, words in conn.execute("SELECT id, words FROM entries WHERE chunk = ? "
-                                        "ORDER BY seq", (chunk,)):
-        padded = " " + words
-        count = sum(1 for group in needles if any(n in padded for n in group))
-        if count > best_count:
-            best, best_count = entry_id, count
-            if count == len(needles):
-                break
-    if best is None:
-        return None
-    return conn.execute("SELECT id, text, tools, words FROM entries WHERE id = ?",
-                        (best,)).fetchone()
+    tests, params = holding_sql(stems, spellings)
+    return conn.execute(
+        "SELECT id, text, tools, words FROM entries WHERE id = (SELECT id FROM (SELECT id, seq, "
+        f"{' + '.join(tests)} AS held FROM entries WHERE chunk = ?) WHERE held > 0 "
+        "ORDER BY held DESC, seq LIMIT 1)", (*params, chunk)).fetchone()
 
 
 def tools_of(raw: str) -> list[tuple[str, dict[str, str]]]:
@@ -85,13 +89,12 @@ def _positions(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
     case-blind search for each stem less one letter finds every candidate at C speed; only
     those words are stemmed again."""
     heads = sorted({t[:-1] if len(t) > 3 else t for t in terms}, key=len, reverse=True)
-    pattern = re.compile("|".join(re.escape(h) for h in heads), re.IGNORECASE)
     found: list[tuple[int, str]] = []
     done = -1  # end of the last word looked at
-    for m in pattern.finditer(text):
-        if m.start() < done:
+    for at in _candidates(text, heads):
+        if at < done:
             continue
-        start = m.start()
+        start = at
         while start > 0 and text[start - 1].isalnum():
             start -= 1
         run = _RUN.match(text, start)
@@ -107,6 +110,24 @@ def _positions(text: str, terms: Sequence[str]) -> list[tuple[int, str]]:
         if len(found) >= _MAX_HITS:
             break
     return found
+
+
+def _candidates(text: str, heads: list[str]) -> list[int]:
+    """Where any of `heads` (lowercase) starts in `text`, any case, in text order. str.find on
+    the lowercased text runs at C speed, several times faster than a case-blind regex of the
+    heads; a text whose lowercase changes its length (a few letters outside ASCII) takes the
+    regex, so that positions stay those of `text`."""
+    low = text.lower()
+    if len(low) != len(text):
+        pattern = re.compile("|".join(re.escape(h) for h in heads), re.IGNORECASE)
+        return [m.start() for m in pattern.finditer(text)]
+    starts: set[int] = set()
+    for head in heads:
+        at = low.find(head)
+        while at >= 0:
+            starts.add(at)
+            at = low.find(head, at + 1)
+    return sorted(starts)
 
 
 def _best_start(hits: list[tuple[int, str]], width: int) -> int:

@@ -9,8 +9,9 @@ The folder is laid out as Claude Code writes it:
 Folder names are never decoded (the encoding is lossy): a record's own `cwd` and `sessionId`
 say where and which session it belongs to, so a sub-agent file joins its parent session.
 
-A sync lists the folder and stats every file (a few milliseconds for thousands of files); when
-nothing changed it writes nothing and takes no lock. A transcripts folder that is missing
+A sync lists only the folders that changed and stats each live transcript (sessions/folders.py:
+what a folder's mtime shows and what it does not); when nothing changed it writes nothing and
+takes no lock. A transcripts folder that is missing
 altogether (not mounted, a typo in the setting) changes nothing: it is not read as "every
 transcript was deleted".
 
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from solograph.errors import NotIndexed
 from solograph.index import Handle, Synced
-from solograph.sessions import upkeep
+from solograph.sessions import folders, upkeep
 from solograph.sessions.policy import Policy, default_policy
 from solograph.sessions.report import Report
 from solograph.store import transaction
@@ -40,16 +41,6 @@ if TYPE_CHECKING:
     from solograph.config import Settings
 
 Stat = tuple[str, int, int, int]  # kind, size, mtime_ns, inode
-
-
-def discover(root: Path, unreadable: list[str] | None = None) -> dict[str, Stat]:
-    """Every transcript file under `root`, by path relative to it; the folders and files this
-    process may not read (another user's, with a wrong uid) are added to `unreadable`."""
-    found: dict[str, Stat] = {}
-    denied = [] if unreadable is None else unreadable
-    for rel, entry, kind in _walk(root, denied):
-        _add(found, rel, entry, kind, denied)
-    return found
 
 
 def _walk(root: Path, denied: list[str]) -> Iterator[tuple[str, os.DirEntry, str]]:
@@ -67,18 +58,6 @@ def _walk(root: Path, denied: list[str]) -> Iterator[tuple[str, os.DirEntry, str
                 for agent in _listing(os.path.join(entry.path, "subagents"), rel, denied):
                     if agent.name.endswith(".jsonl") and agent.is_file():
                         yield f"{rel}/{agent.name}", agent, "subagent"
-
-
-def _add(found: dict[str, Stat], rel: str, entry: os.DirEntry, kind: str,
-         denied: list[str]) -> None:
-    try:
-        st = entry.stat()
-    except PermissionError:
-        denied.append(rel)
-        return
-    except OSError:  # removed between listing and stat
-        return
-    found[rel] = (kind, st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def _listing(path: str, rel: str, denied: list[str]) -> list[os.DirEntry]:
@@ -104,13 +83,12 @@ def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None =
         return {**report.to_dict(), "transcripts": str(root) if root else None,
                 "missing": True}
     policy = (policy or default_policy()).fresh()
-    denied: list[str] = []
-    disk = discover(root, denied)
+    listing = folders.look(conn, root)
+    disk, denied = listing.files, listing.denied
     for rel in denied:
         report.note_unreadable(rel)
     report.files = len(disk)
-    known = {r["path"]: r for r in conn.execute(
-        "SELECT path, size, mtime_ns, inode, status FROM files")}
+    known = listing.known
     reopened = _privacy(conn, policy, report)
     changed = sorted({rel for rel, st in disk.items() if _changed(known.get(rel), st)}
                      | (reopened & disk.keys()))
@@ -122,14 +100,19 @@ def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None =
     for done, rel in enumerate(changed):
         if done and deadline is not None and time.monotonic() >= deadline:
             report.pending = len(changed) - done
+            for left in changed[done:]:  # not in the index yet: list their folders again
+                listing.distrust(left)
             break
+        unreadable = report.unreadable
         sync_file(conn, root, rel, disk[rel][0], policy=policy, sessions=sessions,
                   report=report)
+        if report.unreadable != unreadable:
+            listing.distrust(rel)
     if report.purged or report.private:
         upkeep.scrub(conn)
     # A file in a folder we may not list is not gone: it is unreadable, and counted so.
     hidden = tuple(d.rstrip("/") + "/" for d in denied)
-    gone = [rel for rel, row in known.items() if rel not in disk and row["status"] == "live"
+    gone = [rel for rel, row in known.items() if rel not in disk and row[3] == "live"
             and not (hidden and (rel.startswith(hidden) or "." in denied))]
     if gone:
         with transaction(conn):
@@ -137,15 +120,18 @@ def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None =
                 report.deleted += conn.execute(
                     "UPDATE files SET status = 'deleted' WHERE path = ? AND status = 'live'",
                     (rel,)).rowcount
+    folders.keep(conn, listing)
     return {**report.to_dict(), "transcripts": str(root), "missing": False}
 
 
-def _changed(row: sqlite3.Row | None, st: Stat) -> bool:
-    if row is None or row["status"] == "deleted":
+def _changed(row: tuple[int, int, int, str] | None, st: Stat) -> bool:
+    """Whether a file must be read: `row` is what the index holds of it (size, mtime_ns,
+    inode, status)."""
+    if row is None or row[3] == "deleted":
         return True
-    if row["status"] != "live":
+    if row[3] != "live":
         return False  # temp and private files are judged by their folder, not their bytes
-    return (row["size"], row["mtime_ns"], row["inode"]) != st[1:]
+    return row[:3] != st[1:]
 
 
 def _privacy(conn: sqlite3.Connection, policy: Policy, report: Report) -> set[str]:

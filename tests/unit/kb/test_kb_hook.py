@@ -215,3 +215,24 @@ def test_the_hook_imports_nothing_heavy():
     assert done.stderr.strip() == ("['solograph_services', 'solograph_services.cli', "
                                    "'solograph_services.cli.main', 'solograph_services.hook', "
                                    "'solograph_services.hook.main']")
+
+
+def test_a_prompt_with_a_kb_loads_no_openssl_typing_or_dataclasses(world):
+    """The store's file name and the session's state file are sha256 digests: taken from the
+    interpreter's own module, not hashlib, which loads OpenSSL (2-3 ms of every run); the
+    records on this path are `Frozen`/`Record` (a dataclass compiles its methods, and
+    `dataclasses` imports `inspect`), and nothing on it needs `typing` at run time. Over a KB
+    with nothing changed: the first run below reads the pages (and hashes them)."""
+    run(world, prompt("s8", "how should we feed a quokka in summer?"))
+    code = ("import sys, io, json; sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps("
+            f"{prompt('s9', 'how should we feed a quokka in summer?')!r}).encode())); "
+            "from solograph_services.cli.main import main; "
+            f"main(['hook', '--kb-path', {str(world['kb'])!r}]); "
+            "print(sorted(m for m in ('hashlib', '_hashlib', 'dataclasses', 'inspect', 'typing')"
+            " if m in sys.modules), "
+            "file=sys.stderr)")
+    done = subprocess.run([str(Path(solograph_cmd()[0]).parent / "python"), "-c", code],
+                          capture_output=True, text=True, timeout=30,
+                          env={**os.environ, "SOLOGRAPH_HOME": str(world["home"])})
+    assert "wiki/quokka-care.md" in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "[]"

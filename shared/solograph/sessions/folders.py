@@ -1,0 +1,165 @@
+"""The disk check: every transcript file under the transcripts folder, listing only the folders
+that changed.
+
+What a folder's mtime tells, and what it does not. Creating, deleting or renaming an entry of a
+folder changes the folder's mtime (and a file replaced by a rename is a new entry); writing to a
+file that is already there does not. So:
+
+- A folder whose mtime and inode are those of its last complete listing holds the same entries:
+  it is not listed again, its files are the ones the index knows in it.
+- Those files may still have grown or been rewritten in place, which no folder shows: each live
+  transcript is stat'ed by its path (one stat, no listing), the cheap check that sees an append
+  by Claude Code. Files the index keeps out by their folder (temp, private) and files already
+  gone are not stat'ed at all.
+- A folder that changed, or that the index has no complete listing of, is listed as before.
+
+A listing counts as complete, and its folder's mtime is kept (`folders`), only when every file
+it found was read into the index (none left pending by the deadline, none unreadable), nothing
+in it was denied, and the folder's mtime is older than the listing by RACY_NS: a folder changed
+within the same clock tick as its listing could change again without its mtime moving (the
+"racy git" problem), so it is listed again next time.
+
+Measured on 1,000 transcripts in 120 folders (2 cores): listing every folder and stat'ing
+every file took 2.4 ms; the folder stats alone 0.1 ms, the stat of 1,000 files by path 1.0 ms.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import time
+from pathlib import Path
+
+from solograph.store import transaction
+
+Stat = tuple[str, int, int, int]  # kind, size, mtime_ns, inode
+RACY_NS = 2_000_000_000  # a folder changed this close to its listing is listed again
+
+
+class Listing:
+    """One disk check: the transcripts found, what it could not read, and every folder of the
+    tree with its (mtime, inode) as listed now (None: not to be trusted next time)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, Stat] = {}
+        self.denied: list[str] = []
+        self.seen: dict[str, tuple[int, int] | None] = {}
+        self.listed: set[str] = set()  # folders listed by this check, not taken from the index
+        self.stored: dict[str, tuple[int, int] | None] = {}  # the `folders` table before
+        # What the index holds of each file: path -> (size, mtime_ns, inode, status).
+        self.known: dict[str, tuple[int, int, int, str]] = {}
+        self.started_ns = time.time_ns()
+
+    def distrust(self, rel: str) -> None:
+        """Have the folder of file `rel` listed again next time (its file was not read)."""
+        folder = rel.rpartition("/")[0]
+        if folder in self.seen:
+            self.seen[folder] = None
+
+
+def look(conn: sqlite3.Connection, root: Path) -> Listing:
+    """Every transcript file under `root` (path relative to it -> Stat)."""
+    walk = _Walk(conn, root)
+    for project in walk.folders(""):
+        files, subfolders = walk.entries(project)
+        for name in files:
+            if name.endswith(".jsonl"):
+                walk.add(f"{project}/{name}", "subagent" if name.startswith("agent-") else "main")
+        for sub in subfolders:
+            agents = f"{sub}/subagents"
+            for name in walk.entries(agents)[0]:
+                if name.endswith(".jsonl"):
+                    walk.add(f"{agents}/{name}", "subagent")
+    return walk.out
+
+
+def keep(conn: sqlite3.Connection, listing: Listing) -> None:
+    """Store the folders as this check saw them, when that differs from what is stored."""
+    if listing.seen == listing.stored:
+        return
+    with transaction(conn):
+        conn.execute("DELETE FROM folders")
+        conn.executemany("INSERT INTO folders (path, mtime_ns, inode) VALUES (?, ?, ?)",
+                         [(path, *(identity or (None, None)))
+                          for path, identity in listing.seen.items()])
+
+
+class _Walk:
+    def __init__(self, conn: sqlite3.Connection, root: Path) -> None:
+        self.out = Listing()
+        self.base = str(root)
+        self.out.stored = {r[0]: (r[1], r[2]) if r[1] is not None else None
+                           for r in conn.execute("SELECT path, mtime_ns, inode FROM folders")}
+        cur = conn.cursor()
+        cur.row_factory = None  # plain tuples: a thousand rows read on every check
+        self.out.known = known = {r[0]: r[1:] for r in cur.execute(
+            "SELECT path, size, mtime_ns, inode, status FROM files")}
+        # The index's view of each folder: its files (name -> status) and its subfolders.
+        self.files: dict[str, dict[str, str]] = {}
+        self.subfolders: dict[str, list[str]] = {}
+        if any(v is not None for v in self.out.stored.values()):
+            for path, row in known.items():
+                folder, _, name = path.rpartition("/")
+                self.files.setdefault(folder, {})[name] = row[3]
+            for path in self.out.stored:
+                if path:
+                    self.subfolders.setdefault(path.rpartition("/")[0], []).append(path)
+
+    def _path(self, rel: str) -> str:
+        return f"{self.base}/{rel}" if rel else self.base
+
+    def folders(self, rel: str) -> list[str]:
+        return self.entries(rel)[1]
+
+    def entries(self, rel: str) -> tuple[list[str], list[str]]:
+        """(names of the files, paths of the subfolders) of folder `rel`: from the index when
+        the folder is unchanged since its last complete listing, else listed."""
+        try:
+            st = os.stat(self._path(rel))
+        except PermissionError:
+            self.out.denied.append(rel or ".")
+            self.out.seen[rel] = None
+            return [], []
+        except OSError:  # gone, or never there (most sessions have no `subagents`)
+            return [], []
+        identity = (st.st_mtime_ns, st.st_ino)
+        if self.out.stored.get(rel) == identity:
+            self.out.seen[rel] = identity
+            files = [n for n, status in self.files.get(rel, {}).items() if status != "deleted"]
+            subfolders = self.subfolders.get(rel, [])
+        else:
+            files, subfolders = self._list(rel, identity)
+        for sub in subfolders:
+            self.out.seen.setdefault(sub, None)
+        return files, subfolders
+
+    def _list(self, rel: str, identity: tuple[int, int]) -> tuple[list[str], list[str]]:
+        try:
+            with os.scandir(self._path(rel)) as it:
+                found = [(e.name, e.is_dir()) for e in it]
+        except PermissionError:
+            self.out.denied.append(rel or ".")
+            self.out.seen[rel] = None
+            return [], []
+        except (FileNotFoundError, NotADirectoryError):
+            return [], []
+        racy = self.out.started_ns - identity[0] < RACY_NS
+        self.out.seen[rel] = None if racy else identity
+        self.out.listed.add(rel)
+        prefix = f"{rel}/" if rel else ""
+        return ([name for name, is_dir in found if not is_dir],
+                [prefix + name for name, is_dir in found if is_dir])
+
+    def add(self, rel: str, kind: str) -> None:
+        try:
+            st = os.stat(self._path(rel))
+        except PermissionError:
+            self.out.denied.append(rel)
+            self.out.distrust(rel)
+            return
+        except OSError:  # removed between the listing and the stat
+            return
+        if not stat.S_ISREG(st.st_mode):
+            return
+        self.out.files[rel] = (kind, st.st_size, st.st_mtime_ns, st.st_ino)
