@@ -232,12 +232,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--semantic", default="off", choices=("auto", "on", "off"),
                         help="SOLOGRAPH_SEMANTIC of the commands (off: the lexical floor; the "
                              "hook must not move with the lane on)")
+    parser.add_argument("--baseline", type=Path, metavar="VENV",
+                        help="also measure this venv (an earlier version installed as a wheel, "
+                             "say), in the same run: the figures labelled `baseline`")
     args = parser.parse_args(argv)
     settings = world(work_dir("startup", f"p{args.pages}-s{args.sessions}"), args.pages,
                      args.sessions)
     figures = measure("dev", ROOT / ".venv" / "bin", settings, args.runs, args.semantic)
     if not args.no_wheel:
         figures += measure("wheel", wheel_venv(work_dir("wheel-venv")), settings, args.runs,
+                           args.semantic)
+    if args.baseline:
+        figures += measure("baseline", args.baseline / "bin", settings, args.runs,
                            args.semantic)
     print(figures_json(figures, runs=args.runs, pages=args.pages) if args.json
           else figures_table(figures))
