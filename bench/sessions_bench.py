@@ -43,7 +43,7 @@ from pathlib import Path
 
 import common
 from common import Figure, log, timed
-from solograph import reads
+from solograph import readers, reads
 from solograph.config import Settings
 from solograph.sessions import folders
 from solograph.sessions.store import open_index
@@ -248,23 +248,38 @@ def run(args: argparse.Namespace) -> list[Figure]:
              Figure("index size", db_mb(settings.sessions_db), "MiB", key="index_mib")]
 
     qs = queries(catalog, args.queries + WARMUP, args.seed)
-    for q, _ in qs[:WARMUP]:
-        reads.session_search(settings, q)
-    times, cpu, ranks = [], [], []
-    for q, expected in qs[WARMUP:]:
-        t0, c0 = time.perf_counter(), time.thread_time()
-        answer = reads.session_search(settings, q, limit=10)
-        times.append((time.perf_counter() - t0) * 1000)
-        cpu.append((time.thread_time() - c0) * 1000)
-        found = [r["session"] for r in answer["results"]]
-        ranks.append(found.index(expected) + 1 if expected in found else None)
+
+    def measure() -> tuple[list[float], list[float], list[int | None]]:
+        for q, _ in qs[:WARMUP]:
+            reads.session_search(settings, q)
+        times, cpu, ranks = [], [], []
+        for q, expected in qs[WARMUP:]:
+            t0, c0 = time.perf_counter(), time.thread_time()
+            answer = reads.session_search(settings, q, limit=10)
+            times.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.thread_time() - c0) * 1000)
+            found = [r["session"] for r in answer["results"]]
+            ranks.append(found.index(expected) + 1 if expected in found else None)
+        return times, cpu, ranks
+
+    # As the HTTP API and the MCP server read: the thread's writer kept between reads.
+    readers.keep()
+    try:
+        times, cpu, ranks = measure()
+    finally:
+        readers.release()
+    # As one CLI process reads: a writer opened (migrations and redaction checked) and closed.
+    each_times, each_cpu, _ = measure()
     stats = common.summarize(times)
     figs += [
-        Figure("search p50 (with disk check)", stats["p50"], "ms",
+        Figure("search p50 (with disk check), kept writer", stats["p50"], "ms",
                f"<= {SEARCH_P50_TARGET_MS:.0f} ms", stats["p50"] <= SEARCH_P50_TARGET_MS,
                key="search_p50_ms"),
         Figure("search p95 (with disk check)", stats["p95"], "ms", key="search_p95_ms"),
         Figure("search p50 CPU", statistics.median(cpu), "ms", key="search_p50_cpu_ms"),
+        Figure("search p50, a connection opened per read (the CLI)",
+               statistics.median(each_times), "ms", key="search_each_p50_ms"),
+        Figure("  its CPU p50", statistics.median(each_cpu), "ms", key="search_each_p50_cpu_ms"),
         Figure("known session at rank 1", sum(r == 1 for r in ranks) / len(ranks), "",
                key="recall_at_1"),
         Figure("known session in top 5", sum(r is not None and r <= 5 for r in ranks)
