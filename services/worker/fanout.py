@@ -56,7 +56,9 @@ def start(task: Task, settings: Settings, client: redis.Redis, *, owner: str,
     job_id = task.request.id
     with locks.hold(client, locks.store_lock(STORE), owner=owner):
         planned = plan_scan(settings, projects=projects)
-    plans = planned["plans"]
+    # Most bytes to read first: the last reads to finish are small ones, so the pool's
+    # processes end together instead of one reading a big project alone at the end.
+    plans = sorted(planned["plans"], key=lambda p: -sum(entry[2] for entry in p["read"]))
     parts = job_table_parts()
     files = sum(len(p["read"]) for p in plans)
     pipe = client.pipeline()

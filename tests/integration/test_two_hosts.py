@@ -4,21 +4,28 @@ password-protected redis-server over a private /30 on that veth pair only.
 
 The store's host consumes `portfolio` and `scan`; the worker-only host consumes `scan` alone and
 has no store at all (an empty SOLOGRAPH_HOME of its own). A scan completes with files read on
-both, and stores what a one-worker run stores, byte for byte.
+both, and stores what a one-worker run stores, byte for byte. Likewise the meaning lane: the
+store's host collects texts and saves vectors, the other host runs the model on the `embed`
+queue, and the vectors are a one-worker run's.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import secrets
 import shutil
+import sqlite3
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
+from solograph import semantic
 from solograph_services.common.jobs import create_celery, submit
 from tests.support import hosts, procs
 from tests.support.portfolio import stored_definitions
@@ -140,4 +147,102 @@ def test_a_scan_shares_its_reads_between_two_hosts(tmp_path: Path, namespaces: d
         # The worker-only host never had a store.
         assert not other.settings.portfolio_db.exists()
     finally:
+        celery.close()
+
+
+TOPICS = ("the card payment was charged twice", "the webhook retry never stopped",
+          "the cache kept a stale price", "the login token expired too early",
+          "the invoice total lost its tax", "the upload stalled at ninety percent")
+
+
+def write_sessions(projects: Path) -> None:
+    """The same handful of conversations in any home: enough texts for several rounds."""
+    from tests.support.transcripts import Transcripts
+
+    transcripts = Transcripts(projects)
+    for i in range(24):
+        topic = TOPICS[i % len(TOPICS)]
+        transcripts.conversation(f"/home/dev/code/app{i % 4}", f"why {topic} in case {i}?",
+                                 f"Because of a race in step {i}; fixed with a lock.",
+                                 f"and what about {topic} on retry {i}?", "A key per request.")
+
+
+def stored_vectors(db: Path) -> list[tuple]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT digest, part, model, hex(vector) FROM chunk_vectors "
+                            "ORDER BY digest, part").fetchall()
+    finally:
+        conn.close()
+
+
+def pending_texts(db: Path) -> int:
+    from solograph.semantic.embedder import shared_embedder
+    from solograph.semantic.sessions import pending_count
+
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return pending_count(conn, shared_embedder().model_id)
+    finally:
+        conn.close()
+
+
+def embed_workers(client: redis.Redis) -> set[str]:
+    """Which workers ran the model's tasks, from their stored results."""
+    hosts = set()
+    for key in client.scan_iter(match="celery-task-meta-*", count=500):
+        meta = json.loads(client.get(key) or b"{}")
+        if meta.get("name") == "solograph.embed_texts" and meta.get("status") == "SUCCESS":
+            hosts.add(meta.get("worker"))
+    return hosts
+
+
+def embed_sessions(svc, home, celery, **worker: object) -> None:
+    with svc.worker(home, concurrency=1, **worker):
+        synced = svc.wait_for_job(celery, submit(celery, "sync_sessions"), timeout=120)
+        assert synced["state"] == "SUCCESS", synced
+        deadline = time.monotonic() + 300
+        while pending_texts(home.settings.sessions_db) and time.monotonic() < deadline:
+            time.sleep(0.2)
+    assert pending_texts(home.settings.sessions_db) == 0
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(REASON is not None, reason=str(REASON))
+@pytest.mark.skipif(not semantic.available(), reason="the `semantic` extra is not installed")
+def test_an_embedding_job_runs_its_model_on_the_other_host(tmp_path: Path,
+                                                           namespaces: dict[str, str],
+                                                           shared_redis: dict, svc):
+    """The store's host collects the texts and saves the vectors; the worker-only host, with
+    no store and no transcripts, runs the model; the vectors are a one-worker run's."""
+    url, lane = shared_redis["url"], {"SOLOGRAPH_SEMANTIC": "on"}
+    one = svc.make_home(tmp_path / "one", tmp_path / "none", url("127.0.0.1", 2))
+    write_sessions(one.claude_projects)
+    celery = create_celery(one.settings)
+    try:
+        embed_sessions(svc, one, celery, queues="sessions,embed", log_name="one.log",
+                       extra_env=lane)
+    finally:
+        celery.close()
+    reference = stored_vectors(one.settings.sessions_db)
+    assert reference
+
+    store = svc.make_home(tmp_path / "store-host", tmp_path / "none", url("127.0.0.1", 3))
+    write_sessions(store.claude_projects)
+    other = svc.make_home(tmp_path / "worker-host", tmp_path / "none", url("127.0.0.1", 3))
+    celery = create_celery(store.settings)
+    client = redis.Redis.from_url(store.redis_url)
+    try:
+        with svc.worker(other, concurrency=1, queues="embed", hostname="worker-host",
+                        netns=namespaces["b"], log_name="worker-host.log",
+                        extra_env={**lane, "SOLOGRAPH_REDIS_URL": url(LINKS["b"][0], 3),
+                                   "CLAUDE_PROJECTS_PATH": str(tmp_path / "nothing")}):
+            embed_sessions(svc, store, celery, queues="sessions", hostname="store-host",
+                           netns=namespaces["a"], log_name="store-host.log",
+                           extra_env={**lane, "SOLOGRAPH_REDIS_URL": url(LINKS["a"][0], 3)})
+        assert embed_workers(client) == {"solograph@worker-host"}
+        assert stored_vectors(store.settings.sessions_db) == reference
+        assert not list((tmp_path / "worker-host").rglob("*.db"))  # it never had a store
+    finally:
+        client.close()
         celery.close()
