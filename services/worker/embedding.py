@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import redis
 from celery import Celery, Task
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from solograph.config import Settings
 from solograph.errors import SolographError
@@ -44,7 +45,13 @@ def queue_embedding(app: Celery, settings: Settings, store: str) -> str | None:
     if job is None or not enabled(settings):
         return None
     spec = job_table()[job]
-    return app.send_task(spec.task, queue=spec.queue).id
+    try:
+        return app.send_task(spec.task, queue=spec.queue).id
+    except (redis.exceptions.RedisError, KombuOperationalError) as exc:
+        # The write it follows succeeded: a lost send is only logged (the next sync, or a read
+        # counting embedding_pending, sends it again).
+        log.warning("could not queue %s after a write of %s: %s", job, store, exc)
+        return None
 
 
 def register(app: Celery, settings: Settings, client: Callable[[], redis.Redis]) -> None:
