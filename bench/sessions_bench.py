@@ -43,7 +43,7 @@ from pathlib import Path
 
 import common
 from common import Figure, log, timed
-from solograph import reads
+from solograph import readers, reads
 from solograph.config import Settings
 from solograph.sessions import folders
 from solograph.sessions.store import open_index
@@ -248,23 +248,38 @@ def run(args: argparse.Namespace) -> list[Figure]:
              Figure("index size", db_mb(settings.sessions_db), "MiB", key="index_mib")]
 
     qs = queries(catalog, args.queries + WARMUP, args.seed)
-    for q, _ in qs[:WARMUP]:
-        reads.session_search(settings, q)
-    times, cpu, ranks = [], [], []
-    for q, expected in qs[WARMUP:]:
-        t0, c0 = time.perf_counter(), time.thread_time()
-        answer = reads.session_search(settings, q, limit=10)
-        times.append((time.perf_counter() - t0) * 1000)
-        cpu.append((time.thread_time() - c0) * 1000)
-        found = [r["session"] for r in answer["results"]]
-        ranks.append(found.index(expected) + 1 if expected in found else None)
+
+    def measure() -> tuple[list[float], list[float], list[int | None]]:
+        for q, _ in qs[:WARMUP]:
+            reads.session_search(settings, q)
+        times, cpu, ranks = [], [], []
+        for q, expected in qs[WARMUP:]:
+            t0, c0 = time.perf_counter(), time.thread_time()
+            answer = reads.session_search(settings, q, limit=10)
+            times.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.thread_time() - c0) * 1000)
+            found = [r["session"] for r in answer["results"]]
+            ranks.append(found.index(expected) + 1 if expected in found else None)
+        return times, cpu, ranks
+
+    # As the HTTP API and the MCP server read: the thread's writer kept between reads.
+    readers.keep()
+    try:
+        times, cpu, ranks = measure()
+    finally:
+        readers.release()
+    # As one CLI process reads: a writer opened (migrations and redaction checked) and closed.
+    each_times, each_cpu, _ = measure()
     stats = common.summarize(times)
     figs += [
-        Figure("search p50 (with disk check)", stats["p50"], "ms",
+        Figure("search p50 (with disk check), kept writer", stats["p50"], "ms",
                f"<= {SEARCH_P50_TARGET_MS:.0f} ms", stats["p50"] <= SEARCH_P50_TARGET_MS,
                key="search_p50_ms"),
         Figure("search p95 (with disk check)", stats["p95"], "ms", key="search_p95_ms"),
         Figure("search p50 CPU", statistics.median(cpu), "ms", key="search_p50_cpu_ms"),
+        Figure("search p50, a connection opened per read (the CLI)",
+               statistics.median(each_times), "ms", key="search_each_p50_ms"),
+        Figure("  its CPU p50", statistics.median(each_cpu), "ms", key="search_each_p50_cpu_ms"),
         Figure("known session at rank 1", sum(r == 1 for r in ranks) / len(ranks), "",
                key="recall_at_1"),
         Figure("known session in top 5", sum(r is not None and r <= 5 for r in ranks)
@@ -308,21 +323,24 @@ def run(args: argparse.Namespace) -> list[Figure]:
                extra={"mib_per_s": round(got["bytes"] / (1 << 20) / got["seconds"], 1)})]
     conn = open_index(db)
     sync(conn, big / "projects")
-    resyncs = []
+    resyncs, resync_cpu = [], []
     for _ in range(APPENDS):
         data = b"".join(gen.lines(sid, "/home/bench/code/big-project", 1 << 20))
         with path.open("ab") as fh:
             fh.write(data)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         r = sync(conn, big / "projects")
         resyncs.append((time.perf_counter() - t0) * 1000)
+        resync_cpu.append((time.thread_time() - c0) * 1000)
         if r["bytes"] != len(data):
             log(f"  warning: the resync read {r['bytes']} bytes, {len(data)} were appended")
     conn.close()
     med = statistics.median(resyncs)
-    figs.append(Figure("resync after appending 1 MiB (median of 5)", med, "ms",
-                       f"< {RESYNC_TARGET_MS:.0f} ms", med < RESYNC_TARGET_MS,
-                       key="append_resync_ms", extra={"runs_ms": [round(x, 2) for x in resyncs]}))
+    figs += [Figure("resync after appending 1 MiB (median of 5)", med, "ms",
+                    f"< {RESYNC_TARGET_MS:.0f} ms", med < RESYNC_TARGET_MS,
+                    key="append_resync_ms", extra={"runs_ms": [round(x, 2) for x in resyncs]}),
+             Figure("  its CPU time (median of 5)", statistics.median(resync_cpu), "ms",
+                    key="append_resync_cpu_ms")]
     # The same appends seen by a search as the CLI or the MCP tool makes it: a new connection
     # (cold page cache), the resync, then the search.
     big_settings = Settings(home=big / "home", claude_projects=big / "projects")

@@ -139,10 +139,11 @@ def in_process_ms(settings: Settings, runs: int) -> dict[str, float]:
     return out
 
 
-def measure(label: str, bin_dir: Path, settings: Settings, runs: int) -> list[Figure]:
+def measure(label: str, bin_dir: Path, settings: Settings, runs: int,
+            semantic: str = "off") -> list[Figure]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLOGRAPH_", "CLAUDE_"))}
     env.update(SOLOGRAPH_HOME=str(settings.home), KB_PATH=str(settings.kb_path),
-               CLAUDE_PROJECTS_PATH=str(settings.claude_projects), SOLOGRAPH_SEMANTIC="off")
+               CLAUDE_PROJECTS_PATH=str(settings.claude_projects), SOLOGRAPH_SEMANTIC=semantic)
     python, sg = str(bin_dir / "python"), str(bin_dir / "solograph")
     cwd = str(settings.scan_paths[0] / "bench-app")
     prompt = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "bench",
@@ -228,17 +229,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=200, help="conversations (200)")
     parser.add_argument("--no-wheel", action="store_true", help="skip the installed wheel")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--semantic", default="off", choices=("auto", "on", "off"),
+                        help="SOLOGRAPH_SEMANTIC of the commands (off: the lexical floor; the "
+                             "hook must not move with the lane on)")
     parser.add_argument("--baseline", type=Path, metavar="VENV",
                         help="also measure this venv (an earlier version installed as a wheel, "
                              "say), in the same run: the figures labelled `baseline`")
     args = parser.parse_args(argv)
     settings = world(work_dir("startup", f"p{args.pages}-s{args.sessions}"), args.pages,
                      args.sessions)
-    figures = measure("dev", ROOT / ".venv" / "bin", settings, args.runs)
+    figures = measure("dev", ROOT / ".venv" / "bin", settings, args.runs, args.semantic)
     if not args.no_wheel:
-        figures += measure("wheel", wheel_venv(work_dir("wheel-venv")), settings, args.runs)
+        figures += measure("wheel", wheel_venv(work_dir("wheel-venv")), settings, args.runs,
+                           args.semantic)
     if args.baseline:
-        figures += measure("baseline", args.baseline / "bin", settings, args.runs)
+        figures += measure("baseline", args.baseline / "bin", settings, args.runs,
+                           args.semantic)
     print(figures_json(figures, runs=args.runs, pages=args.pages) if args.json
           else figures_table(figures))
     return 0

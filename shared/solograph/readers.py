@@ -6,10 +6,12 @@ prepared again (a new connection has an empty statement cache). A process that s
 reads (the HTTP API, the MCP server, a bench) calls `keep()` once and then each thread keeps
 one read-only connection per store file. The CLI runs one read per process and never keeps.
 
-Only readers are kept, never writers: a kept connection runs in autocommit and holds no
-transaction between reads, so it never stops the writer's checkpoints. It is dropped and opened
-again when the file at its path is no longer the one it opened (moved aside, rebuilt, removed),
-so a missing store still raises NotIndexed on the next read.
+A kept connection runs in autocommit and holds no transaction between reads, so it never
+stops another writer or a checkpoint. It is dropped and opened again when the file at its path
+is no longer the one it opened (moved aside, rebuilt, removed), so a missing store still raises
+NotIndexed on the next read. An index whose reads sync it first (sessions) keeps its writer the
+same way (`kept_writer`): opening it also checks its migrations and redaction, and its first
+statements parse the schema, which cost as much as the disk check.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -68,11 +70,24 @@ def read_only(path: Path, store: str) -> Iterator[sqlite3.Connection]:
     yield _kept(path, store)
 
 
-def _kept(path: Path, store: str) -> sqlite3.Connection:
+def kept_writer(path: Path, opener: Callable[[Path], sqlite3.Connection]
+                ) -> sqlite3.Connection | None:
+    """This thread's kept writer on `path` (made by `opener`) while `keeping()`, else None:
+    the caller then opens its own and closes it after the read."""
+    if not keeping():
+        return None
+    conn = _kept(path, "", opener)
+    if conn.in_transaction:  # a read that failed half-way never leaves one open for the next
+        conn.rollback()
+    return conn
+
+
+def _kept(path: Path, store: str,
+          opener: Callable[[Path], sqlite3.Connection] | None = None) -> sqlite3.Connection:
     if getattr(_local, "generation", None) != _generation:
         _local.kept, _local.generation = {}, _generation
     kept: dict[str, tuple[sqlite3.Connection, tuple[int, int] | None]] = _local.kept
-    key = str(path)
+    key = f"{'w' if opener else 'r'}:{path}"
     try:
         st = os.stat(path)
         identity = (st.st_dev, st.st_ino)
@@ -84,7 +99,8 @@ def _kept(path: Path, store: str) -> sqlite3.Connection:
     if found is not None:
         del kept[key]
         _forget(found[0])
-    conn = connect_reader(path, store)  # raises NotIndexed when the file is gone
+    # A reader raises NotIndexed when the file is gone; a writer makes a new one.
+    conn = opener(path) if opener else connect_reader(path, store)
     st = os.stat(path)
     kept[key] = (conn, (st.st_dev, st.st_ino))
     with _lock:

@@ -17,9 +17,9 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-import numpy as np
+from solograph.semantic.embedder import DIM, load_numpy
 
-from solograph.semantic.embedder import DIM
+np = load_numpy()
 
 Rows = Iterable[tuple[int, object, bytes]]  # (row id, unit, float16 bytes)
 F16 = np.dtype("<f2")

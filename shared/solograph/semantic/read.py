@@ -55,18 +55,25 @@ class InRead:
         self.embedder = shared_embedder()
         self.model = self.embedder.model_id
         self.vector: Future | None = queries().start(query) if query else None
+        self._pending: int | None = None  # counted by catch_up, for freshness
 
     def catch_up(self, conn: sqlite3.Connection, deadline: float) -> dict | None:
-        """Embed what waits until `deadline` (time.monotonic()); None when there was no time."""
+        """Embed what waits until `deadline` (time.monotonic()); None when there was no time
+        or nothing waits."""
         if time.monotonic() >= deadline:
             return None
-        from solograph.semantic.stores import lane_of
+        from solograph.semantic.stores import embedding_pending, lane_of
 
-        try:
-            return lane_of(self.store).embed_pending(conn, self.embedder,
-                                                     deadline=deadline).to_dict()
-        except sqlite3.OperationalError:  # a store locked by a writer: the next read embeds
+        self._pending = embedding_pending(conn, self.store, self.model)
+        if not self._pending:  # the usual case: one count, no collecting
             return None
+        try:
+            report = lane_of(self.store).embed_pending(conn, self.embedder, deadline=deadline)
+        except sqlite3.OperationalError:  # a store locked by a writer: the next read embeds
+            self._pending = None
+            return None
+        self._pending = report.pending
+        return report.to_dict()
 
     def fuse(self, handle: Any, answer: dict, params: dict) -> dict:
         if self.vector is None:
@@ -78,6 +85,8 @@ class InRead:
         return self.meaning.fuse(handle, answer, vector, self.model, **params)
 
     def pending(self, conn: sqlite3.Connection) -> int:
+        if self._pending is not None:
+            return self._pending
         from solograph.semantic.stores import embedding_pending
 
         return embedding_pending(conn, self.store, self.model)

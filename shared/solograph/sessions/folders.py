@@ -31,6 +31,8 @@ import stat
 import time
 from pathlib import Path
 
+from solograph.frozen import Frozen
+from solograph.sessions.steady import unchanged
 from solograph.store import transaction
 
 Stat = tuple[str, int, int, int]  # kind, size, mtime_ns, inode
@@ -85,26 +87,42 @@ def keep(conn: sqlite3.Connection, listing: Listing) -> None:
                           for path, identity in listing.seen.items()])
 
 
+class _Known(Frozen):
+    """What the index holds of the tree, read again only after it changed (steady.py)."""
+
+    stored: dict[str, tuple[int, int] | None]  # the `folders` table
+    files: dict[str, tuple[int, int, int, str]]  # path -> (size, mtime_ns, inode, status)
+    in_folder: dict[str, dict[str, str]]  # folder -> its files (name -> status)
+    subfolders: dict[str, list[str]]
+
+
+def _known(conn: sqlite3.Connection) -> _Known:
+    stored = {r[0]: (r[1], r[2]) if r[1] is not None else None
+              for r in conn.execute("SELECT path, mtime_ns, inode FROM folders")}
+    cur = conn.cursor()
+    cur.row_factory = None  # plain tuples: a thousand rows read on every check
+    files = {r[0]: r[1:] for r in cur.execute(
+        "SELECT path, size, mtime_ns, inode, status FROM files")}
+    in_folder: dict[str, dict[str, str]] = {}
+    subfolders: dict[str, list[str]] = {}
+    if any(v is not None for v in stored.values()):
+        for path, row in files.items():
+            folder, _, name = path.rpartition("/")
+            in_folder.setdefault(folder, {})[name] = row[3]
+        for path in stored:
+            if path:
+                subfolders.setdefault(path.rpartition("/")[0], []).append(path)
+    return _Known(stored, files, in_folder, subfolders)
+
+
 class _Walk:
     def __init__(self, conn: sqlite3.Connection, root: Path) -> None:
         self.out = Listing()
         self.base = str(root)
-        self.out.stored = {r[0]: (r[1], r[2]) if r[1] is not None else None
-                           for r in conn.execute("SELECT path, mtime_ns, inode FROM folders")}
-        cur = conn.cursor()
-        cur.row_factory = None  # plain tuples: a thousand rows read on every check
-        self.out.known = known = {r[0]: r[1:] for r in cur.execute(
-            "SELECT path, size, mtime_ns, inode, status FROM files")}
+        known = unchanged(conn, "folders", lambda: _known(conn))
+        self.out.stored, self.out.known = known.stored, known.files
         # The index's view of each folder: its files (name -> status) and its subfolders.
-        self.files: dict[str, dict[str, str]] = {}
-        self.subfolders: dict[str, list[str]] = {}
-        if any(v is not None for v in self.out.stored.values()):
-            for path, row in known.items():
-                folder, _, name = path.rpartition("/")
-                self.files.setdefault(folder, {})[name] = row[3]
-            for path in self.out.stored:
-                if path:
-                    self.subfolders.setdefault(path.rpartition("/")[0], []).append(path)
+        self.files, self.subfolders = known.in_folder, known.subfolders
 
     def _path(self, rel: str) -> str:
         return f"{self.base}/{rel}" if rel else self.base

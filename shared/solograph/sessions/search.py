@@ -106,23 +106,21 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10,
     terms = terms_of(conn, query)
     where = f"AND {scope.where}" if scope.where else ""
     wanted = list(dict.fromkeys([*terms.all, *terms.phrases, *filter(None, [terms.whole])]))
-    best: dict[int, tuple[float, int]] = {}  # session -> (rank, chunk); rank: lower is better
-    owner: dict[int, int] = {}  # chunk -> session
-    for chunk, session, rank in conn.execute(
-            f"SELECT c.id, c.session, {BM25} FROM chunks_fts "
-            "JOIN chunks c ON c.id = chunks_fts.rowid JOIN sessions s ON s.id = c.session "
-            f"WHERE chunks_fts MATCH ? {where}",
-            (" OR ".join(_fts(x) for x in wanted), *scope.params)):
-        owner[chunk] = session
-        if session not in best or rank < best[session][0]:
-            best[session] = (rank, chunk)
+    matching = ("FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+                f"JOIN sessions s ON s.id = c.session WHERE chunks_fts MATCH ? {where}")
+    # Each session's best chunk, chosen by SQLite: a common word matches thousands of chunks,
+    # a few hundred sessions. (bm25() cannot sit inside an aggregate: materialised first.)
+    best: dict[int, tuple[float, int]] = {  # session -> (rank, chunk); rank: lower is better
+        session: (rank, chunk) for session, chunk, rank in conn.execute(
+            f"WITH m AS MATERIALIZED (SELECT c.session, c.id, {BM25} AS rank {matching}) "
+            "SELECT session, id, MIN(rank) FROM m GROUP BY session",
+            (" OR ".join(_fts(x) for x in wanted), *scope.params))}
     if not best:
         return terms, []
-    holding: dict[str, set[int]] = {}
-    for term in wanted:
-        holding[term] = {owner[r[0]] for r in conn.execute(
-            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (_fts(term),))
-            if r[0] in owner}
+    holding: dict[str, set[int]] = {
+        term: {r[0] for r in conn.execute(f"SELECT DISTINCT c.session {matching}",
+                                          (_fts(term), *scope.params))}
+        for term in wanted}
     as_written = set.intersection(*(holding[s] for s in terms.stems))
     either = set.intersection(*(set().union(*(holding[x] for x in terms.spellings(s)))
                                 for s in terms.stems))
@@ -137,7 +135,7 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10,
     # Closeness only reorders sessions within a pass: look at those that can reach the answer.
     contenders = {x for _, _, x in sorted((tier(x), r, x) for x, (r, _) in best.items()
                                           if x in either)[:NEAR_SESSIONS * limit]}
-    near = _near(conn, terms, contenders, owner)
+    near = _near(conn, terms, contenders)
     for session, chunk in near.items():  # show the place where the words meet
         if chunk is not None:
             best[session] = (best[session][0], chunk)
@@ -159,8 +157,7 @@ def _closeness(near: dict[int, int | None], session: int) -> int:
     return 0 if near[session] is not None else 1
 
 
-def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int],
-          owner: dict[int, int]) -> dict[int, int | None]:
+def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int]) -> dict[int, int | None]:
     """{session: the chunk where one message holds every word of the query, or None when
     only a whole chunk does} for the `sessions` where one chunk holds them all."""
     if len(terms.stems) < 2 or not sessions:
@@ -168,11 +165,13 @@ def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int],
     every = " AND ".join("(" + " OR ".join(_fts(x) for x in terms.spellings(s)) + ")"
                          for s in terms.stems)
     chunks: dict[int, list[int]] = {}
-    for (chunk,) in conn.execute(
-            f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY {BM25} LIMIT ?",
+    for chunk, session in conn.execute(
+            f"SELECT m.rowid, c.session FROM (SELECT rowid, {BM25} AS rank FROM chunks_fts "
+            "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) m JOIN chunks c ON c.id = m.rowid "
+            "ORDER BY m.rank",
             (every, NEAR_CHUNKS)):
-        if owner.get(chunk) in sessions:
-            chunks.setdefault(owner[chunk], []).append(chunk)
+        if session in sessions:
+            chunks.setdefault(session, []).append(chunk)
     tests, params = holding_sql(terms.stems, terms.spellings)
     every_word = (f"SELECT 1 FROM entries WHERE chunk = ? AND {' AND '.join(tests)} LIMIT 1")
     out: dict[int, int | None] = {}

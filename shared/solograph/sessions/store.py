@@ -4,7 +4,7 @@ migrations and re-redacts text stored under older secrets rules (upkeep.ensure_c
 from __future__ import annotations
 
 import sqlite3
-from contextlib import closing
+from contextlib import AbstractContextManager, closing, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,8 +35,14 @@ def open_index(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def opened(settings: Settings) -> closing[Handle]:
-    """A handle for one read; a writer, since the read syncs the transcripts first."""
+def opened(settings: Settings) -> AbstractContextManager[Handle]:
+    """A handle for one read; a writer, since the read syncs the transcripts first: the
+    thread's kept one in a long-lived process (readers.keep())."""
+    from solograph import readers
+
+    kept = readers.kept_writer(settings.sessions_db, open_index)
+    if kept is not None:
+        return nullcontext(Handle(kept, settings))
     return closing(Handle(open_index(settings.sessions_db), settings))
 
 

@@ -34,6 +34,7 @@ from solograph.index import Handle, Synced
 from solograph.sessions import folders, upkeep
 from solograph.sessions.policy import Policy, default_policy
 from solograph.sessions.report import Report
+from solograph.sessions.steady import unchanged
 from solograph.store import transaction
 from solograph.text.plural import plural
 
@@ -137,16 +138,16 @@ def _changed(row: tuple[int, int, int, str] | None, st: Stat) -> bool:
 def _privacy(conn: sqlite3.Connection, policy: Policy, report: Report) -> set[str]:
     """Purge sessions whose folder is now private; return the files of sessions whose folder
     no longer is, reset to be read again."""
-    private = [r[0] for r in conn.execute(
+    private = [cwd for cwd in unchanged(conn, "cwds", lambda: [r[0] for r in conn.execute(
         "SELECT cwd FROM sessions WHERE cwd != '' UNION SELECT c.cwd FROM cwds c "
-        "JOIN files f ON f.id = c.file_id WHERE f.status = 'live'") if policy.is_private(r[0])]
+        "JOIN files f ON f.id = c.file_id WHERE f.status = 'live'")]) if policy.is_private(cwd)]
     # Every folder a session worked in counts, not only the one it started in.
     purge = list(dict.fromkeys((r[0], cwd) for cwd in private for r in conn.execute(
         "SELECT session_id FROM sessions WHERE cwd = ? UNION SELECT f.session_id FROM cwds c "
         "JOIN files f ON f.id = c.file_id WHERE c.cwd = ? AND f.session_id != ''",
         (cwd, cwd)).fetchall()))
-    reopen = [(r[0], r[1]) for r in conn.execute(
-        "SELECT id, path, cwd FROM files WHERE status = 'private'").fetchall()
+    reopen = [(r[0], r[1]) for r in unchanged(conn, "private", lambda: conn.execute(
+        "SELECT id, path, cwd FROM files WHERE status = 'private'").fetchall())
         if not policy.is_private(r[2])]
     if not purge and not reopen:
         return set()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from solograph import reads
 from solograph.config import Settings
 from solograph.errors import UnknownProject
+from solograph.sessions import upkeep
 from solograph.sessions.sync import sync_sessions
 from tests.support.procs import solograph_cmd
 from tests.support.transcripts import Transcripts
@@ -50,6 +52,25 @@ def test_resume_cds_into_the_folder_the_session_started_in(home):
     shown = command.replace("cd ", "printf '%s\\n' ", 1).replace("claude --resume", "echo")
     done = subprocess.run(["sh", "-c", shown], capture_output=True, text=True, timeout=10)
     assert done.stdout.splitlines() == [started, s.id]
+
+
+def test_the_starting_folder_of_undated_messages_and_its_query_plan(home):
+    t = Transcripts(home.claude_projects)
+    s = t.session("/home/dev/undated")
+    s.prompt("wire the wombat feeder")["timestamp"] = ""  # records without a time
+    s.reply("Wired.")["timestamp"] = ""
+    s.flush()
+    assert reads.session_search(home, "wombat feeder")["results"][0]["cwd"] == "/home/dev/undated"
+    # Finding the folder must not sort every message of the session on each resync of a
+    # growing transcript: each lookup walks the (session, at) index.
+    conn = sqlite3.connect(home.sessions_db)
+    try:
+        for at in ("AND e.at != '' ORDER BY e.at, e.seq", "AND e.at = '' ORDER BY e.seq"):
+            plan = [r[3] for r in conn.execute(
+                f"EXPLAIN QUERY PLAN {upkeep._FIRST_CWD} {at} LIMIT 1", (1,))]
+            assert any("entries_session" in step for step in plan), plan
+    finally:
+        conn.close()
 
 
 def test_image_markers_leave_the_text_and_the_snippet(home):
