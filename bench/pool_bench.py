@@ -9,8 +9,8 @@ change in the machine's load falls on both alike): each empties its store, merge
 then times one spread scan from submission to the job's SUCCESS, which must have stored the
 definitions a scan in one process stores. Then the meaning lane's model work, when the
 `semantic` extra is there: 128 texts sent at once as `embed_texts` tasks of 32 (a round's size)
-to `solograph worker -Q embed -c N`, in texts per second, rounds alternating the same way.
-The last line is the ratio of the scans' medians:
+to `solograph worker -Q embed -c N`, in texts per second, rounds alternating the same way. The
+last line is the ratio of the scans' medians:
 
     pool speedup: X.XXx (2 worker processes vs 1)
 
