@@ -1,6 +1,7 @@
 """Sharing the work across hosts, read from the compose files (no engine needed): the first
-host's override puts its Redis behind a password on the one address it is told, and a
-worker-only host reads the checkouts read-only, takes only the `scan` queue and holds no store.
+host's override puts its Redis behind a password on the one address it is told, a worker-only
+host reads the checkouts read-only, takes only the `scan` queue and holds no store, and an
+embedding-only host takes only the `embed` queue with no mount at all.
 
 .ci/compose-check runs `docker compose config` on both with their required variables set.
 """
@@ -57,10 +58,23 @@ def test_a_worker_only_host_reads_the_checkouts_and_holds_no_store():
     assert worker["healthcheck"]["test"][-1] == "worker"
 
 
+def test_an_embedding_only_host_mounts_nothing():
+    compose = _load("compose.embed.yml")
+    (worker,) = compose["services"].values()
+    assert worker["command"][:3] == ["worker", "-Q", "embed"]
+    assert not worker.get("volumes") and "volumes" not in compose and not worker.get("ports")
+    env = worker["environment"]
+    assert env["SOLOGRAPH_HOME"].startswith("/tmp/") and env["SOLOGRAPH_SEMANTIC"] == "on"
+    assert env["SOLOGRAPH_REDIS_URL"] == _load("compose.worker.yml")["services"][
+        "scan-worker"]["environment"]["SOLOGRAPH_REDIS_URL"]
+    assert worker["user"] == USER and worker["read_only"] is True
+    assert worker["healthcheck"]["test"][-1] == "worker"
+
+
 def test_the_hosts_variables_are_documented():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     example = (ROOT / ".env.example").read_text(encoding="utf-8")
-    for name in ("compose.share.yml", "compose.worker.yml"):
+    for name in ("compose.share.yml", "compose.worker.yml", "compose.embed.yml"):
         used = set(re.findall(r"\$\{(\w+)", (ROOT / name).read_text(encoding="utf-8")))
         assert {u for u in used if f"`{u}`" not in readme} == set(), name
         assert {u for u in used if not re.search(rf"^#?\s*{u}=", example, re.M)} == set(), name
@@ -73,5 +87,6 @@ def test_the_readme_gives_the_commands_of_both_hosts():
     blocks = "\n".join(re.findall(r"```sh\n(.*?)```", section, flags=re.S))
     assert "docker compose -f docker-compose.yml -f compose.share.yml up" in blocks
     assert "docker compose -f compose.worker.yml up" in blocks
+    assert "docker compose -f compose.embed.yml up" in blocks
     assert "requirepass" in section and "TLS" in section
     yaml.safe_load((ROOT / "compose.worker.yml").read_text(encoding="utf-8"))
