@@ -178,8 +178,12 @@ def test_redis_restarted_mid_job_loses_the_job_and_writes_nothing_twice(
                 celery.close()
                 celery = create_celery(home.settings)  # a client's connection does not retry
                 # What was running finishes; what waited in Redis is gone with the job.
-                wait_for("the worker never went idle", lambda: idle(celery) and (
-                    time.sleep(1) or idle(celery)))
+                try:
+                    wait_for("the worker never went idle", lambda: idle(celery) and (
+                        time.sleep(1) or idle(celery)))
+                except AssertionError as exc:  # what the worker was doing says why
+                    raise AssertionError(f"{exc}\n{svc.show_log(home.logs / 'worker.log')}"
+                                         ) from None
                 assert worker.poll() is None
                 assert celery.AsyncResult(job).state == "PENDING"  # forgotten, not stuck
                 before = consistent(home.settings.portfolio_db)
