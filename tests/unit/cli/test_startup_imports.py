@@ -110,3 +110,11 @@ def test_a_lexical_read_loads_no_thread_pool_logging_or_dataclasses(world, tmp_p
     catalogues when there are none (locale)."""
     found = modules(world, tmp_path, *argv)
     assert loaded(found, ("concurrent.futures", "logging", "dataclasses", "locale")) == []
+
+
+def test_a_session_read_from_the_cli_keeps_no_writer(world, tmp_path):
+    """One read per process: the kept writers of a long-lived process (solograph.readers, and
+    the threading it needs) are not loaded."""
+    found = modules(world, tmp_path, "sessions", "webhook retry", "--json")
+    assert "solograph.sessions.store" in found
+    assert loaded(found, ("solograph.readers", "threading")) == []
