@@ -118,3 +118,14 @@ def test_a_session_read_from_the_cli_keeps_no_writer(world, tmp_path):
     found = modules(world, tmp_path, "sessions", "webhook retry", "--json")
     assert "solograph.sessions.store" in found
     assert loaded(found, ("solograph.readers", "threading")) == []
+
+
+@pytest.mark.parametrize("argv", [("symbols", "auth middleware", "--json"),
+                                  ("sessions", "webhook retry", "--json"),
+                                  ("kb", "sandbox", "--json")],
+                         ids=lambda v: v[0])
+def test_a_read_builds_no_answer_shapes(world, tmp_path, argv):
+    """The answers' TypedDicts (each compiles its annotations when the class is made) are
+    for the MCP tools' output schemas and the type checker: a read runs without them."""
+    found = modules(world, tmp_path, *argv)
+    assert [m for m in found if m.endswith(".shapes") or m == "solograph.typed"] == []
