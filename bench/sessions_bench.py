@@ -17,9 +17,11 @@ fresh on each run (`--reuse-index` keeps it).
 
 Figures (targets from issue 4):
 - search p50 / p95: `reads.session_search(settings, query, limit=10)` in-process, the call the
-  CLI, HTTP API and MCP tool make: it opens the index, lists and stats every transcript file
-  (the disk check), then searches; queries are three words of a session's first prompt (the
-  recipe of the known-answer eval), after 20 warm-up queries. Target p50 < 30 ms.
+  CLI, HTTP API and MCP tool make: the disk check (changed folders listed, live transcripts
+  stat'ed), then the search; first on the thread's kept writer (`readers.keep()`, as the HTTP
+  API and MCP server read), then with a writer opened and closed per read (as the CLI
+  reads); queries are three words of a session's first prompt (the recipe of the known-answer
+  eval), after 20 warm-up queries. Target p50 <= 12 ms.
 - append resync: 1 MB of real lines appended to the 400 MB transcript, then `sessions.sync` on
   an open index (stat, hash the bytes before the saved offset, read the new tail, index it);
   median of 5 appends. Target < 15 ms. Then "search right after a 1 MB append": five more

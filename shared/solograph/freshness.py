@@ -15,17 +15,16 @@ same bytes.
 
 from __future__ import annotations
 
-from solograph.typed import NotRequired, TypedDict
 
+def __getattr__(name: str) -> object:
+    # The answer's shape lives in shapes.py: building a TypedDict on every start of a read
+    # costs more than the read's own imports of this module.
+    if name == "Freshness":
+        from solograph.shapes import Freshness
 
-class Freshness(TypedDict):
-    complete: bool
-    pending: int
-    unreadable: int
-    as_of: str | None
-    # With the meaning lane on: rows (chunks, sections, documents) waiting for their vectors,
-    # found by their words alone until the worker or the next sync embeds them.
-    embedding_pending: NotRequired[int]
+        return Freshness
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 UNREADABLE_NOTE = ("{n} file(s) or folder(s) could not be read (permission denied?) and are "
                    "missing from this answer; the index must run as the files' owner "

@@ -28,7 +28,7 @@ INDEX = Index(
                   "or `solograph index-kb` (or the worker) reads them"),
     answers=(
         Answer(
-            name="kb_search", run=_RUN + "kb_search", schema=_RUN + "KbSearch",
+            name="kb_search", run=_RUN + "kb_search", schema="solograph.kb.shapes:KbSearch",
             params=(
                 Param("query", str, 'words to find, e.g. "privacy architecture"', None,
                       http="q"),
@@ -48,7 +48,7 @@ INDEX = Index(
                 "{\"get\": \"wiki/x.md#Setup\"}); the answer's `page` holds its text."),
             route="/v1/kb", always_load=True, meaning="solograph.semantic.answers:KB"),
         Answer(
-            name="kb_get", run=_RUN + "kb_get", schema=_RUN + "KbPage",
+            name="kb_get", run=_RUN + "kb_get", schema="solograph.kb.shapes:KbPage",
             params=(Param("ref", str, "wiki/x.md or wiki/x.md#Heading", max_length=1000),),
             title="Read one KB page or section",
             description="One page of the knowledge base, or one section with `#Heading`.",
@@ -81,7 +81,7 @@ INDEX = Index(
             description="The alias table (wiki/_aliases.yaml), or groups to add to it.",
             route="/v1/kb/aliases", tool=False, fresh=False),
         Answer(
-            name="kb_compact", run=_RUN + "kb_compact", schema=_RUN + "KbCompact",
+            name="kb_compact", run=_RUN + "kb_compact", schema="solograph.kb.shapes:KbCompact",
             params=(
                 Param("folder", str, "the inbox folder (default `kb: inbox:`, 3-inbox/)", None,
                       http="dir"),

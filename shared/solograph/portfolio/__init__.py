@@ -23,7 +23,7 @@ INDEX = Index(
         Answer(
             name="symbol_search",
             run="solograph.portfolio.answers:symbol_search",
-            schema="solograph.portfolio.answers:SymbolSearch",
+            schema="solograph.portfolio.shapes:SymbolSearch",
             params=(
                 Param("query", str, 'words of a name, e.g. "auth middleware"', http="q"),
                 _PROJECT,
@@ -39,7 +39,7 @@ INDEX = Index(
         Answer(
             name="project_info",
             run="solograph.portfolio.answers:project_info",
-            schema="solograph.portfolio.answers:ProjectInfo",
+            schema="solograph.portfolio.shapes:ProjectInfo",
             params=(
                 Param("action", str, 'explain, deps, stats, shared, dupes or projects, e.g. '
                       '"explain"', choices=("explain", "deps", "stats", "shared", "dupes",

@@ -29,7 +29,7 @@ INDEX = Index(
         Answer(
             name="session_search",
             run="solograph.sessions.answers:session_search",
-            schema="solograph.sessions.answers:SessionSearch",
+            schema="solograph.sessions.shapes:SessionSearch",
             params=(
                 Param("query", str, 'words to find, e.g. "webhook retry"', http="q"),
                 Param("project", str, 'only this project, e.g. "my-app"', None, max_length=200),
@@ -48,7 +48,7 @@ INDEX = Index(
         Answer(
             name="session_export",
             run="solograph.sessions.answers:session_export",
-            schema="solograph.sessions.answers:SessionExport",
+            schema="solograph.sessions.shapes:SessionExport",
             params=(
                 Param("session_id", str, "the session's id, from a search result",
                       max_length=100),

@@ -6,53 +6,9 @@ from __future__ import annotations
 import sqlite3
 
 from solograph.errors import BadQuery, UnknownProject
-from solograph.freshness import Freshness
 from solograph.index import Handle
 from solograph.sessions import search as ranking
 from solograph.text.plural import plural
-from solograph.typed import NotRequired, TypedDict
-
-
-class SessionHit(TypedDict):
-    session: str
-    project: str
-    cwd: str
-    title: str
-    first: str
-    last: str
-    messages: int
-    archived: bool
-    transcript: str  # live or deleted
-    resume: str | None  # the command that resumes it, while its transcript is live
-    snippet: str
-    score: float
-    match: str  # all, respelled or some
-
-
-class SessionSearch(TypedDict, total=False):
-    """Sessions for the query; with `session`, that session's matching messages instead."""
-
-    query: str
-    project: str | None
-    count: int
-    respelled: dict[str, str]
-    results: list[SessionHit]
-    # one session's messages
-    session: dict
-    matches: int
-    total_matches: int
-    messages: list[dict]
-    warnings: list[str]
-    freshness: Freshness
-    note: NotRequired[str]
-
-
-class SessionExport(TypedDict):
-    session: str
-    format: str
-    title: str
-    archived: bool
-    content: str
 
 
 def session_search(handle: Handle, *, query: str, project: str | None = None,

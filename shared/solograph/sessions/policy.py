@@ -55,16 +55,33 @@ class Policy:
         known = self._cwds.get(cwd)
         if known is None:
             known = False
-            for folder in _folders(cwd):
+            for folder, paths in _marker_paths(cwd, self.markers):
                 marked = self._private.get(folder)
                 if marked is None:
-                    marked = self._private[folder] = any(
-                        os.path.exists(os.path.join(folder, m)) for m in self.markers)
+                    marked = self._private[folder] = any(os.path.exists(p) for p in paths)
                 if marked:
                     known = True
                     break
             self._cwds[cwd] = known
         return known
+
+
+_PATHS: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, tuple[str, ...]], ...]] = {}
+
+
+def _marker_paths(cwd: str, markers: tuple[str, ...]
+                  ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(folder, the paths its markers would have) for `cwd` and each folder above it: only
+    strings, kept for the process (every sync asks again about the same few hundred folders;
+    the disk is looked at again each time)."""
+    key = (cwd, markers)
+    found = _PATHS.get(key)
+    if found is None:
+        if len(_PATHS) > 10_000:
+            _PATHS.clear()
+        found = _PATHS[key] = tuple((folder, tuple(os.path.join(folder, m) for m in markers))
+                                    for folder in _folders(cwd))
+    return found
 
 
 def _folders(cwd: str) -> list[str]:

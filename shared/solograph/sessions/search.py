@@ -136,12 +136,13 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10,
     contenders = {x for _, _, x in sorted((tier(x), r, x) for x, (r, _) in best.items()
                                           if x in either)[:NEAR_SESSIONS * limit]}
     near = _near(conn, terms, contenders)
-    for session, chunk in near.items():  # show the place where the words meet
-        if chunk is not None:
-            best[session] = (best[session][0], chunk)
+    for session, found in near.items():  # show the place where the words meet
+        if found is not None:
+            best[session] = (best[session][0], found[0])
     ranked = sorted((tier(s), _closeness(near, s), rank, s, chunk)
                     for s, (rank, chunk) in best.items())[:limit]
-    return terms, [_hit(conn, terms, t, rank, s, chunk) for t, _, rank, s, chunk in ranked]
+    return terms, [_hit(conn, terms, t, rank, s, chunk, near.get(s))
+                   for t, _, rank, s, chunk in ranked]
 
 
 def _fts(term: str) -> str:
@@ -150,16 +151,18 @@ def _fts(term: str) -> str:
     return fts_term(term) if " " not in term else '"' + term.replace('"', '""') + '"'
 
 
-def _closeness(near: dict[int, int | None], session: int) -> int:
+def _closeness(near: dict[int, tuple[int, int] | None], session: int) -> int:
     """0 when one message holds every word, 1 when one chunk does, else 2."""
     if session not in near:
         return 2
     return 0 if near[session] is not None else 1
 
 
-def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int]) -> dict[int, int | None]:
-    """{session: the chunk where one message holds every word of the query, or None when
-    only a whole chunk does} for the `sessions` where one chunk holds them all."""
+def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int]
+          ) -> dict[int, tuple[int, int] | None]:
+    """{session: (the chunk, its first message) where one message holds every word of the
+    query, or None when only a whole chunk does} for the `sessions` where one chunk holds
+    them all."""
     if len(terms.stems) < 2 or not sessions:
         return {}
     every = " AND ".join("(" + " OR ".join(_fts(x) for x in terms.spellings(s)) + ")"
@@ -173,24 +176,30 @@ def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int]) -> dict[in
         if session in sessions:
             chunks.setdefault(session, []).append(chunk)
     tests, params = holding_sql(terms.stems, terms.spellings)
-    every_word = (f"SELECT 1 FROM entries WHERE chunk = ? AND {' AND '.join(tests)} LIMIT 1")
-    out: dict[int, int | None] = {}
+    every_word = (f"SELECT id FROM entries WHERE chunk = ? AND {' AND '.join(tests)} "
+                  "ORDER BY seq LIMIT 1")
+    out: dict[int, tuple[int, int] | None] = {}
     for session, ids in chunks.items():
         out[session] = None
         for chunk in ids[:NEAR_READ]:
-            if conn.execute(every_word, (chunk, *params)).fetchone():
-                out[session] = chunk
+            row = conn.execute(every_word, (chunk, *params)).fetchone()
+            if row:
+                out[session] = (chunk, row[0])
                 break
     return out
 
 
 def _hit(conn: sqlite3.Connection, terms: Terms, tier: int, rank: float, session: int,
-         chunk: int) -> dict:
+         chunk: int, near: tuple[int, int] | None) -> dict:
     row = conn.execute(
         "SELECT s.*, EXISTS (SELECT 1 FROM files f WHERE f.session_id = s.session_id "
         "AND f.kind = 'main' AND f.status = 'live') AS live FROM sessions s WHERE s.id = ?",
         (session,)).fetchone()
-    entry = best_entry(conn, chunk, [*terms.stems, *terms.phrases], terms.spellings)
+    if near is not None and not terms.phrases:  # the first message holding every word
+        entry = conn.execute("SELECT id, text, tools, words FROM entries WHERE id = ?",
+                             (near[1],)).fetchone()
+    else:
+        entry = best_entry(conn, chunk, [*terms.stems, *terms.phrases], terms.spellings)
     return {
         **describe(row),
         "snippet": snippet(entry["text"], entry["tools"], terms.all) if entry else "",

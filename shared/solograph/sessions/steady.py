@@ -4,27 +4,28 @@ A long-lived process keeps its writer (readers.kept_writer), and most of its dis
 nothing to read: reading the files and folders the index knows, and the folders its sessions
 worked in, again each time cost more than stat'ing the transcripts. `PRAGMA data_version` moves
 when another connection commits, the connection's `total_changes` when it writes itself; while
-neither has moved, rows read earlier are still what the index holds. One connection per thread
-is remembered (the last one used); the values are shared, never to be modified.
+neither has moved, rows read earlier are still what the index holds. The last connection used
+is remembered (a kept writer belongs to one thread, so threads reading in turn only read
+again); the values are shared, never to be modified. No threading import: the CLI loads this.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Callable
 from typing import TypeVar
 
 T = TypeVar("T")
-_local = threading.local()
+_last: tuple = (None, None, {})  # connection, its version, {name: value}
 
 
 def unchanged(conn: sqlite3.Connection, name: str, compute: Callable[[], T]) -> T:
     """`compute()`, or what it returned for `name` on `conn` while the index has not changed."""
     version = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
-    kept = getattr(_local, "kept", None)
-    if kept is None or kept[0] is not conn or kept[1] != version:
-        kept = _local.kept = (conn, version, {})
+    global _last
+    kept = _last
+    if kept[0] is not conn or kept[1] != version:
+        kept = _last = (conn, version, {})
     values: dict = kept[2]
     if name not in values:
         values[name] = compute()

@@ -4,6 +4,7 @@ migrations and re-redacts text stored under older secrets rules (upkeep.ensure_c
 from __future__ import annotations
 
 import sqlite3
+import sys
 from contextlib import AbstractContextManager, closing, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,9 +39,9 @@ def open_index(path: Path) -> sqlite3.Connection:
 def opened(settings: Settings) -> AbstractContextManager[Handle]:
     """A handle for one read; a writer, since the read syncs the transcripts first: the
     thread's kept one in a long-lived process (readers.keep())."""
-    from solograph import readers
-
-    kept = readers.kept_writer(settings.sessions_db, open_index)
+    # A process that never imported readers keeps nothing (the CLI): no threading to load.
+    readers = sys.modules.get("solograph.readers")
+    kept = readers.kept_writer(settings.sessions_db, open_index) if readers else None
     if kept is not None:
         return nullcontext(Handle(kept, settings))
     return closing(Handle(open_index(settings.sessions_db), settings))

@@ -24,7 +24,7 @@ INDEX = Index(
         Answer(
             name="source_search",
             run="solograph.sources.answers:source_search",
-            schema="solograph.sources.answers:SourceSearch",
+            schema="solograph.sources.shapes:SourceSearch",
             params=(
                 Param("query", str, 'words to find (for search), or a video id (for related), '
                       'e.g. "pricing tiers"', None, http="q"),

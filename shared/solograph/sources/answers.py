@@ -9,52 +9,18 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from solograph.errors import BadQuery, NotFound
-from solograph.freshness import Freshness
 from solograph.index import Handle
 from solograph.sources import search as ranking
 from solograph.sources.chunks import video_url
 from solograph.sources.search import SNIPPET, snippet
 from solograph.sources.store import check_source
 from solograph.sources.youtube import video_id
-from solograph.typed import NotRequired, TypedDict
 
 Action = Literal["search", "list", "tags", "related"]
 ACTIONS: tuple[str, ...] = Action.__args__
 MAX_TAGS = 100
 # The sources this code indexes: a search of one is valid before anything is indexed from it.
 BUILT_IN = ("producthunt", "telegram", "trustmrr", "youtube")
-
-
-class SourceHit(TypedDict, total=False):
-    url: str  # url, title and content first: what SearXNG's json_engine reads
-    title: str
-    content: str
-    id: str
-    source: str
-    date: str
-    score: float
-    match: str
-    # As the search API this one replaced named them: id, kind, source, date, score in 0..1.
-    doc_id: str
-    source_type: str
-    source_name: str
-    created: str
-    relevance: float
-
-
-class SourceSearch(TypedDict, total=False):
-    """One of four shapes, told apart by `action`."""
-
-    action: str
-    query: str | None
-    source: str | None
-    count: int
-    results: list[SourceHit]
-    sources: list[dict]
-    tags: list[dict]
-    video: dict
-    freshness: Freshness
-    note: NotRequired[str]
 
 
 def source_search(handle: Handle, *, query: str | None = None, action: str = "search",

@@ -110,3 +110,22 @@ def test_a_lexical_read_loads_no_thread_pool_logging_or_dataclasses(world, tmp_p
     catalogues when there are none (locale)."""
     found = modules(world, tmp_path, *argv)
     assert loaded(found, ("concurrent.futures", "logging", "dataclasses", "locale")) == []
+
+
+def test_a_session_read_from_the_cli_keeps_no_writer(world, tmp_path):
+    """One read per process: the kept writers of a long-lived process (solograph.readers, and
+    the threading it needs) are not loaded."""
+    found = modules(world, tmp_path, "sessions", "webhook retry", "--json")
+    assert "solograph.sessions.store" in found
+    assert loaded(found, ("solograph.readers", "threading")) == []
+
+
+@pytest.mark.parametrize("argv", [("symbols", "auth middleware", "--json"),
+                                  ("sessions", "webhook retry", "--json"),
+                                  ("kb", "sandbox", "--json")],
+                         ids=lambda v: v[0])
+def test_a_read_builds_no_answer_shapes(world, tmp_path, argv):
+    """The answers' TypedDicts (each compiles its annotations when the class is made) are
+    for the MCP tools' output schemas and the type checker: a read runs without them."""
+    found = modules(world, tmp_path, *argv)
+    assert [m for m in found if m.endswith(".shapes") or m == "solograph.typed"] == []

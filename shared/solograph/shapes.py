@@ -1,0 +1,16 @@
+"""The shape every answer's `freshness` has (freshness.py builds it), for the MCP tools'
+output schemas and the type checker; apart so that a read does not build the class."""
+
+from __future__ import annotations
+
+from solograph.typed import NotRequired, TypedDict
+
+
+class Freshness(TypedDict):
+    complete: bool
+    pending: int
+    unreadable: int
+    as_of: str | None
+    # With the meaning lane on: rows (chunks, sections, documents) waiting for their vectors,
+    # found by their words alone until the worker or the next sync embeds them.
+    embedding_pending: NotRequired[int]
