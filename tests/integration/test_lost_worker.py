@@ -16,7 +16,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +25,7 @@ import redis
 
 from solograph_services.common import liveness
 from solograph_services.common.jobs import create_celery, job_table, submit
+from tests.support import procs
 
 TIMEOUT_S = 3
 WAIT_S = 20 * TIMEOUT_S  # generous: the machine is shared
@@ -40,13 +40,7 @@ def get(url: str) -> tuple[int, dict]:
 
 
 def wait_for(what: str, check, timeout: float = WAIT_S):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"{what}: not within {timeout} s")
+    return procs.wait_for(what, check, timeout, interval=0.05)
 
 
 @pytest.fixture

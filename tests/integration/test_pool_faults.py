@@ -35,13 +35,7 @@ WAIT_S = 120.0  # generous: the machine is shared
 
 
 def wait_for(what: str, check, timeout: float = WAIT_S):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.02)
-    raise AssertionError(f"{what}: not within {timeout} s")
+    return procs.wait_for(what, check, timeout, interval=0.02)
 
 
 @pytest.fixture(scope="module")

@@ -32,6 +32,18 @@ def solograph_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "solograph_services.cli.main", *args]
 
 
+def wait_for(what: str, check, timeout: float, interval: float = 0.05):
+    """`check()`'s first truthy answer, polled until `timeout`; else an AssertionError naming
+    `what`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(interval)
+    raise AssertionError(f"{what}: not within {timeout} s")
+
+
 def wait_for_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
