@@ -6,7 +6,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
 from solograph.freshness import iso
 from solograph.index import Handle
@@ -14,6 +13,7 @@ from solograph.portfolio import LAST_SCAN, STORE
 from solograph.readers import read_only
 from solograph.store import connect_writer, get_meta
 
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -14,10 +14,10 @@ SQLite file, so a host that runs only the `embed` queue needs no store at all.
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING
 
 from solograph.semantic.embedder import DIM
 
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from solograph.config import Settings
     from solograph.semantic.embedder import Embedder

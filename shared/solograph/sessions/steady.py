@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from typing import TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 _last: tuple = (None, None, {})  # connection, its version, {name: value}
 
 
