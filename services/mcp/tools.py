@@ -64,11 +64,11 @@ def to_result(outcome: calls.Outcome) -> CallToolResult:
     return CallToolResult(content=content, structured_content=outcome.answer)
 
 
-async def call(settings: Settings, ctx: Context | None, tool: str,
+async def call(settings: Settings, who: tuple[str | None, str | None], tool: str,
                usage: UsageLog | None = None, *, handoff: Handoff | None = None,
                **args: Any) -> CallToolResult:
-    """`calls.run` in a worker thread (the read opens its own SQLite connection)."""
-    who = caller(ctx) if usage is not None else (None, None)
+    """`calls.run` in a worker thread (the read opens its own SQLite connection); `who` is
+    `caller`'s answer for the request."""
     outcome = await anyio.to_thread.run_sync(functools.partial(
         calls.run, settings, tool, args, who=who, usage=usage, handoff=handoff))
     return to_result(outcome)
@@ -92,10 +92,11 @@ def tool_function(settings: Settings, answer: Answer, usage: UsageLog | None,
     asked = [p for p in answer.params if not p.caller]
 
     async def tool(ctx: Context | None = None, **args: Any) -> CallToolResult:
+        who = caller(ctx)  # once a request: it reads the request's headers and _meta
         for p in answer.params:
             if p.caller == "session":  # the session asking is left out of its own results:
-                args[p.name] = caller(ctx)[1]  # its prompt holds the very words searched
-        return await call(settings, ctx, answer.name, usage, handoff=handoff, **args)
+                args[p.name] = who[1]  # its prompt holds the very words searched
+        return await call(settings, who, answer.name, usage, handoff=handoff, **args)
 
     schema = pydantic_ready(resolve(answer.schema)) if answer.schema else None
     tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]

@@ -49,7 +49,11 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
     run = resolve(spec.run)
     # The meaning lane (None when off, or for a lexical-only answer): the query embeds while
     # the index syncs and ranks.
-    meaning = begin_meaning(index, spec, given, settings) if spec.meaning else None
+    meaning = None
+    if spec.meaning:
+        from solograph.semantic.read import begin
+
+        meaning = begin(index, spec, given, settings)
     with resolve(index.open)(settings) as handle:
         deadline = time.monotonic() + max(0, settings.sync_budget_ms) / 1000
         synced = _sync(index, handle, deadline) if spec.sync else Synced()
@@ -68,12 +72,6 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
             if meaning is not None:
                 fresh = {**fresh, "embedding_pending": meaning.pending(handle.conn)}
     return attach(answer, fresh, index.pending_note.format(n=synced.pending))
-
-
-def begin_meaning(index: Index, spec: Any, given: dict, settings: Settings):
-    from solograph.semantic.read import begin
-
-    return begin(index, spec, given, settings)
 
 
 def _sync(index: Index, handle: object, deadline: float) -> Synced:
