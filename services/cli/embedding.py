@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 
 from solograph.config import Settings
+from solograph_services.cli.output import clear_progress, progress
 
 
 def embed_after(settings: Settings, args: argparse.Namespace, report: dict,
@@ -26,7 +27,7 @@ def embed_after(settings: Settings, args: argparse.Namespace, report: dict,
     bar = _bar(store) if sys.stderr.isatty() and not getattr(args, "json", False) else None
     done = embed_store(settings, store, progress=bar)
     if bar is not None:
-        sys.stderr.write("\r\033[K")
+        clear_progress()
     out = {**report, "embedding": done}
     if "summary" in out:
         out["summary"] = (f"{out['summary']}; embedded {done['embedded']} "
@@ -36,9 +37,5 @@ def embed_after(settings: Settings, args: argparse.Namespace, report: dict,
 
 def _bar(store: str) -> Callable[[int, int], None]:
     def show(done: int, pending: int) -> None:
-        width, total = 30, done + pending
-        filled = int(width * done / total) if total else width
-        sys.stderr.write(f"\r\033[Kembedding {store:<10} [{'#' * filled}{'.' * (width - filled)}]"
-                         f" {done}/{total}")
-        sys.stderr.flush()
+        progress(f"embedding {store:<10}", done, done + pending)
     return show

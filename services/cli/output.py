@@ -99,3 +99,15 @@ def parser(sub: argparse._SubParsersAction, name: str, help_: str, epilog: str =
     """A command whose --help teaches: its description and examples."""
     return sub.add_parser(name, help=help_, description=help_[0].upper() + help_[1:] + ".",
                           epilog=("examples:\n" + epilog) if epilog else None)
+
+
+def progress(label: str, done: int, total: int) -> None:
+    """One progress line on stderr, drawn over the last: `label [####......] done/total`."""
+    width = 30
+    filled = int(width * done / total) if total else width
+    sys.stderr.write(f"\r\033[K{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    sys.stderr.flush()
+
+
+def clear_progress() -> None:
+    sys.stderr.write("\r\033[K")

@@ -8,7 +8,15 @@ import sys
 from collections.abc import Callable
 
 from solograph import reads
-from solograph_services.cli.output import add_json, emit, parser, plural, warn
+from solograph_services.cli.output import (
+    add_json,
+    clear_progress,
+    emit,
+    parser,
+    plural,
+    progress,
+    warn,
+)
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
@@ -170,10 +178,10 @@ def _scan(settings: Settings, args: argparse.Namespace) -> int:
     registry_report = None
     if not args.project and not args.no_registry:
         registry_report = refresh_registry(settings)
-    progress = _progress_bar() if sys.stderr.isatty() and not args.json else None
-    report = scan_portfolio(settings, projects=args.project, progress=progress)
-    if progress:
-        sys.stderr.write("\r\033[K")
+    bar = _progress_bar() if sys.stderr.isatty() and not args.json else None
+    report = scan_portfolio(settings, projects=args.project, progress=bar)
+    if bar:
+        clear_progress()
     if registry_report is not None:
         report["registry"] = registry_report
 
@@ -187,11 +195,7 @@ def _scan(settings: Settings, args: argparse.Namespace) -> int:
 
 def _progress_bar() -> Callable[[str, int, int], None]:
     def show(project: str, done: int, total: int) -> None:
-        width = 30
-        filled = int(width * done / total) if total else width
-        sys.stderr.write(f"\r\033[K{project[:30]:<30} [{'#' * filled}{'.' * (width - filled)}] "
-                         f"{done}/{total}")
-        sys.stderr.flush()
+        progress(f"{project[:30]:<30}", done, total)
     return show
 
 
