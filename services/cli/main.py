@@ -61,6 +61,11 @@ MODULES = ("portfolio", "sessions", "kb", "sources", "refresh", "usage", "serve"
 PACKAGE = "solograph_services.cli."
 
 
+# Every command's parser, built once by a process that runs many commands (the kept command
+# server builds it before it forks); a one-command process builds only its own.
+PREBUILT: list = []
+
+
 def _module(name: str):
     return importlib.import_module(PACKAGE + name)
 
@@ -106,6 +111,14 @@ def build_parser(command: str | None = None) -> tuple[argparse.ArgumentParser, d
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    from solograph_services.cli import command_client
+
+    code = command_client.run(argv)  # a read, handed to the kept command server
+    return run_here(argv) if code is None else code
+
+
+def run_here(argv: list[str]) -> int:
+    """The command, run in this process."""
     if argv in (["--version"], ["-V"]):
         print(f"solograph {__version__}")
         return 0
@@ -128,7 +141,7 @@ def _run(argv: list[str]) -> int:
     from solograph.errors import SolographError
 
     command = argv[0] if argv and not argv[0].startswith("-") else None
-    parser, runs = build_parser(command)
+    parser, runs = PREBUILT[0] if PREBUILT else build_parser(command)
     args = parser.parse_args(argv)
     if not args.command:
         parser.print_help()

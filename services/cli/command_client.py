@@ -1,0 +1,175 @@
+"""The command line's side of the kept command server: hand a read to a warm process.
+
+A read's whole-process time is mostly Python importing what the read needs. A kept server
+(`command_server.py`) has it imported already; a command hands it the argv, the working folder,
+the environment and umask, and its own stdin, stdout and stderr (passed over a Unix socket as
+file descriptors, as Mercurial's chg does), so the forked process that runs the command writes
+to the same terminal or pipe the command would have, and its exit status comes back.
+
+Nothing here may cost what it saves: only `os`, `sys` and the C modules `_socket` and `_signal`.
+Any failure before the server has started the command means the command runs in this process,
+exactly as without a server; `SOLOGRAPH_CLI_SERVER=off` never tries.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+MODE = "SOLOGRAPH_CLI_SERVER"  # auto (the default): use one, start one when none runs; off
+IDLE = "SOLOGRAPH_CLI_SERVER_IDLE_S"  # the server leaves after this long unused (900)
+PROTOCOL = b"SG1"
+
+# Commands that only read and never need the process's stdin: the rest (scans, syncs, the hook,
+# the services, training) run where they were typed.
+READS = frozenset(("symbols", "explain", "deps", "stats", "projects", "shared", "dupes",
+                   "sessions", "kb", "kb-graph", "kb-hint", "compact", "usage"))
+SOURCE_READS = frozenset(("search", "list", "tags", "related"))
+HANDSHAKE_S = 5.0
+
+
+def served(argv: list[str]) -> bool:
+    """Whether this command line is a read the server may run."""
+    if not argv:
+        return False
+    if argv[0] == "sources":
+        return len(argv) > 1 and argv[1] in SOURCE_READS
+    return argv[0] in READS
+
+
+def folder() -> str | None:
+    """The private folder of this user's sockets: $XDG_RUNTIME_DIR/solograph, else
+    /tmp/solograph-UID. None when it exists but is not this user's alone."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    path = (os.path.join(runtime, "solograph") if runtime and os.path.isabs(runtime)
+            else f"/tmp/solograph-{os.getuid()}")
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return path
+    except OSError:
+        return None
+    if st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None
+    return path
+
+
+def socket_path(base: str) -> str:
+    """One server per installed copy of solograph: two venvs never share one."""
+    st = os.stat(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.join(base, f"cli-{st.st_dev:x}-{st.st_ino:x}.sock")
+
+
+def run(argv: list[str]) -> int | None:
+    """The command's exit status, run by the kept server; None when it must run here."""
+    if os.environ.get(MODE, "auto").strip().lower() == "off" or not served(argv):
+        return None
+    base = folder()
+    if base is None:
+        return None
+    try:
+        path = socket_path(base)
+    except OSError:
+        return None
+    import _socket
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        try:
+            sock.connect(path)
+        except (FileNotFoundError, ConnectionRefusedError):
+            start(base, path)
+            return None
+        except OSError:
+            return None
+        return _hand_over(sock, argv)
+    finally:
+        sock.close()
+
+
+def _hand_over(sock, argv: list[str]) -> int | None:
+    import _socket
+
+    try:
+        umask = os.umask(0o22)
+        os.umask(umask)
+        fields = [os.fsencode(os.getcwd()), b"%d" % umask, b"%d" % len(argv),
+                  *map(os.fsencode, argv),
+                  *(os.fsencode(k) + b"=" + os.fsencode(v) for k, v in os.environ.items())]
+        body = b"\0".join(fields)
+        head = PROTOCOL + len(body).to_bytes(4, "big")
+        fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
+        sock.settimeout(HANDSHAKE_S)
+        sent = sock.sendmsg([head + body], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        if sent < len(head) + len(body):
+            sock.sendall((head + body)[sent:])
+        reply = _recv_exactly(sock, 5)
+        if reply is None or reply[:1] != b"P":
+            return None  # a server that is leaving, or stale: run here
+        pid = int.from_bytes(reply[1:], "big")
+        sock.sendall(b"G")  # from here on the command is the server's
+    except OSError:
+        return None
+    except KeyboardInterrupt:
+        return 130
+    return _wait(sock, pid)
+
+
+def _wait(sock, pid: int) -> int:
+    """The exit status the server's process sends, passing Ctrl-C and SIGTERM on to it."""
+    import _signal
+
+    def forward(signum, frame):
+        try:  # noqa: SIM105 - contextlib is an import this module does not pay for
+            os.kill(pid, signum)
+        except OSError:
+            pass
+
+    _signal.signal(_signal.SIGTERM, forward)
+    sock.settimeout(None)
+    while True:
+        try:
+            reply = _recv_exactly(sock, 5)
+            break
+        except KeyboardInterrupt:
+            forward(_signal.SIGINT, None)
+        except OSError:
+            reply = None
+            break
+    if reply is None or reply[:1] != b"X":
+        os.write(2, b"solograph: the command server's process ended without an exit status "
+                    b"(set SOLOGRAPH_CLI_SERVER=off to run commands in their own process)\n")
+        return 1
+    return int.from_bytes(reply[1:], "big", signed=True)
+
+
+def _recv_exactly(sock, n: int) -> bytes | None:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def start(base: str, path: str) -> None:
+    """Start a server in the background for the next command (this one runs here). It leaves
+    its session, holds no terminal or pipe of ours, and logs to its folder."""
+    try:
+        os.makedirs(base, mode=0o700, exist_ok=True)
+        if folder() is None:
+            return
+        log = os.path.join(base, os.path.basename(path)[:-5] + ".log")
+        null = os.devnull
+        os.posix_spawn(sys.executable,
+                       [sys.executable, "-P", "-m", "solograph_services.cli.command_server",
+                        path],
+                       os.environ,
+                       file_actions=[(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
+                                     (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
+                                     (os.POSIX_SPAWN_OPEN, 2, log,
+                                      os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)],
+                       setsid=True)
+    except OSError:
+        pass

@@ -1,0 +1,171 @@
+"""The kept command server: a read handed to it answers exactly as the same command in its
+own process (stdout, stderr and exit status), runs in the server and not in the client, takes
+the command's folder and environment, and the server starts by itself, leaves when idle, and
+steps aside when its code changes. Real processes throughout: the console script, the server,
+the Unix socket."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from solograph.config import Settings
+from solograph.kb.sync import index_kb
+from solograph.portfolio.sync import refresh_registry, scan_portfolio
+from solograph.sessions.sync import sync_sessions
+from solograph_services.cli import command_client, command_server
+from tests.support.command_server import kept_server, private_runtime, server_env
+from tests.support.kb import make_kb
+from tests.support.portfolio import make_portfolio
+from tests.support.procs import solograph_cmd, wait_for
+from tests.support.transcripts import Transcripts
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory) -> Settings:
+    base = tmp_path_factory.mktemp("kept")
+    settings = Settings(home=base / "home", scan_paths=(make_portfolio(base),),
+                        kb_path=make_kb(base), claude_projects=base / "claude-projects")
+    refresh_registry(settings)
+    scan_portfolio(settings)
+    Transcripts(settings.claude_projects).conversation(
+        "/home/dev/code/web-app", "fix the webhook retry in billing", "The retry backs off.")
+    sync_sessions(settings)
+    index_kb(settings)
+    return settings
+
+
+def base_env(settings: Settings) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SOLOGRAPH_", "CLAUDE_", "KB_PATH", "CODEGRAPH_", "XDG_"))}
+    return {**env, "SOLOGRAPH_HOME": str(settings.home), "KB_PATH": str(settings.kb_path),
+            "CLAUDE_PROJECTS_PATH": str(settings.claude_projects),
+            "CODEGRAPH_SCAN_PATH": str(settings.scan_paths[0]), "SOLOGRAPH_SEMANTIC": "off"}
+
+
+def run(argv: list[str], env: dict[str, str], cwd: Path | None = None):
+    out = subprocess.run(solograph_cmd(*argv), env=env, cwd=cwd, capture_output=True,
+                         timeout=60)
+    return out.returncode, out.stdout, out.stderr
+
+
+def served(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> bool:
+    """Whether the server ran it: the client then imports no read at all."""
+    out = subprocess.run(solograph_cmd(*argv), env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
+                         cwd=cwd, capture_output=True, timeout=60)
+    return b"solograph.reads" not in out.stderr and b"command_client" in out.stderr
+
+
+COMMANDS = [
+    ["symbols", "auth middleware", "--json"],
+    ["symbols", "auth middleware"],
+    ["symbols", "zzzqqq"],
+    ["symbols"],  # a usage error: exit 2 and argparse's message
+    ["symbols", "auth", "-n", "many"],
+    ["sessions", "webhook retry", "--json"],
+    ["sessions", "webhook retry"],
+    ["kb", "sandbox", "--json"],
+    ["kb", "get", "no/such-page.md"],  # a domain error: exit 1 and its hint
+    ["explain", "web-app"],
+    ["stats", "--json"],
+    ["kb-graph", "--check"],
+    ["sources", "search", "pricing", "--json"],  # no sources index here: an error
+    ["sessions", "--help"],
+]
+
+
+@pytest.fixture(scope="module")
+def server(world):
+    with kept_server(base_env(world)) as env:
+        yield env
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
+def test_a_read_answers_as_in_its_own_process(world, server, argv):
+    own = run(argv, {**base_env(world), "SOLOGRAPH_CLI_SERVER": "off"})
+    assert run(argv, server) == own
+    assert served(argv, server)
+
+
+def test_the_folder_and_the_environment_are_the_commands(world, server, tmp_path):
+    env = {k: v for k, v in server.items() if k != "KB_PATH"}
+    kb = world.kb_path
+    own = run(["kb", "sandbox", "--json"], {**env, "SOLOGRAPH_CLI_SERVER": "off"}, cwd=kb)
+    assert own[0] == 0 and b'"results":[{' in own[1]  # the KB is the current folder
+    assert run(["kb", "sandbox", "--json"], env, cwd=kb) == own
+    assert served(["kb", "sandbox", "--json"], env, cwd=kb)
+    empty = {**server, "SOLOGRAPH_HOME": str(tmp_path / "nothing-here")}
+    answer = run(["symbols", "auth", "--json"], empty)
+    assert answer == run(["symbols", "auth", "--json"], {**empty, "SOLOGRAPH_CLI_SERVER": "off"})
+    assert answer[0] != 0 and b"index not found" in answer[2]
+
+
+def test_a_reader_that_closed_the_pipe_is_no_traceback(server):
+    proc = subprocess.Popen(solograph_cmd("symbols", "auth"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=server)
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and b"Traceback" not in err, err.decode()
+
+
+def test_writes_run_in_their_own_process(server):
+    assert not served(["registry"], server)
+
+
+def test_the_first_read_starts_one_which_leaves_when_idle(world):
+    runtime = private_runtime()
+    env = {**server_env(base_env(world), runtime), "SOLOGRAPH_CLI_SERVER_IDLE_S": "2"}
+    code, out, _ = run(["symbols", "auth", "--json"], env)
+    assert code == 0 and b'"count":' in out  # this one ran here, and started a server
+    path = command_client.socket_path(str(runtime / "solograph"))
+    wait_for("a server started by the first read",
+             lambda: command_server.running(path) and Path(path).exists(), 60)
+    assert oct((runtime / "solograph").stat().st_mode & 0o777) == "0o700"
+    assert oct(Path(path).stat().st_mode & 0o777) == "0o600"
+    wait_for("the second read served", lambda: served(["symbols", "auth"], env), 30)
+    wait_for("the idle server gone", lambda: command_server.running(path) is None, 60)
+    assert not Path(path).exists()
+
+
+def test_changed_code_sends_the_server_away(world):
+    with kept_server(base_env(world)) as env:
+        path = command_client.socket_path(str(Path(env["XDG_RUNTIME_DIR"]) / "solograph"))
+        pid = command_server.running(path)
+        assert pid and served(["symbols", "auth"], env)
+        module = Path(command_server.__file__).with_name("output.py")  # loaded by the server
+        before = module.stat()
+        try:
+            os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns + 2_000_000_000))
+            answer = run(["symbols", "auth", "--json"], env)  # refused: ran here
+            assert answer == run(["symbols", "auth", "--json"],
+                                 {**env, "SOLOGRAPH_CLI_SERVER": "off"})
+            wait_for("the stale server gone", lambda: command_server.running(path) != pid, 30)
+        finally:
+            os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_a_folder_others_can_read_is_never_used(world):
+    runtime = private_runtime()
+    (runtime / "solograph").mkdir(mode=0o755)
+    os.chmod(runtime / "solograph", 0o755)
+    env = server_env(base_env(world), runtime)
+    assert not served(["symbols", "auth"], env)
+    assert run(["symbols", "auth", "--json"], env)[0] == 0
+    assert list((runtime / "solograph").iterdir()) == []
+    code, _, err = run(["cli-server", "--status"], env)
+    assert code == 1 and b"not this user's alone" in err
+
+
+def test_status_and_stop(world):
+    with kept_server(base_env(world)) as env:
+        code, out, _ = run(["cli-server", "--status", "--json"], env)
+        assert code == 0 and b'"running": true' in out and b'"mode": "auto"' in out
+        code, out, _ = run(["cli-server", "--stop"], env)
+        assert code == 0 and b"stopped the command server" in out
+        code, out, _ = run(["cli-server", "--status"], env)
+        assert out.startswith(b"not running")
