@@ -20,10 +20,10 @@ MODE = "SOLOGRAPH_CLI_SERVER"  # auto (the default): use one, start one when non
 IDLE = "SOLOGRAPH_CLI_SERVER_IDLE_S"  # the server leaves after this long unused (900)
 PROTOCOL = b"SG1"
 
-# Commands that only read and never need the process's stdin: the rest (scans, syncs, the hook,
-# the services, training) run where they were typed.
+# Commands that only read, and the hook (it reads its event from the stdin handed over): the
+# rest (scans, syncs, the services, training) run where they were typed.
 READS = frozenset(("symbols", "explain", "deps", "stats", "projects", "shared", "dupes",
-                   "sessions", "kb", "kb-graph", "kb-hint", "compact", "usage"))
+                   "sessions", "kb", "kb-graph", "kb-hint", "compact", "usage", "hook"))
 SOURCE_READS = frozenset(("search", "list", "tags", "related"))
 HANDSHAKE_S = 5.0
 
@@ -34,6 +34,8 @@ def served(argv: list[str]) -> bool:
         return False
     if argv[0] == "sources":
         return len(argv) > 1 and argv[1] in SOURCE_READS
+    if argv[0] == "hook":
+        return not {"-h", "--help"} & set(argv)
     return argv[0] in READS
 
 
@@ -82,12 +84,12 @@ def run(argv: list[str]) -> int | None:
             return None
         except OSError:
             return None
-        return _hand_over(sock, argv)
+        return _hand_over(sock, argv, fails_open=argv[0] == "hook")
     finally:
         sock.close()
 
 
-def _hand_over(sock, argv: list[str]) -> int | None:
+def _hand_over(sock, argv: list[str], fails_open: bool) -> int | None:
     import _socket
 
     try:
@@ -112,11 +114,12 @@ def _hand_over(sock, argv: list[str]) -> int | None:
         return None
     except KeyboardInterrupt:
         return 130
-    return _wait(sock, pid)
+    return _wait(sock, pid, fails_open)
 
 
-def _wait(sock, pid: int) -> int:
-    """The exit status the server's process sends, passing Ctrl-C and SIGTERM on to it."""
+def _wait(sock, pid: int, fails_open: bool) -> int:
+    """The exit status the server's process sends, passing Ctrl-C and SIGTERM on to it. A hook
+    fails open: whatever ended its process, silence and 0."""
     import _signal
 
     def forward(signum, frame):
@@ -136,6 +139,8 @@ def _wait(sock, pid: int) -> int:
         except OSError:
             reply = None
             break
+    if (reply is None or reply[:1] != b"X") and fails_open:
+        return 0
     if reply is None or reply[:1] != b"X":
         os.write(2, b"solograph: the command server's process ended without an exit status "
                     b"(set SOLOGRAPH_CLI_SERVER=off to run commands in their own process)\n")

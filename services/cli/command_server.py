@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib
 import io
 import os
 import signal
@@ -27,6 +28,12 @@ import traceback
 from solograph_services.cli.command_client import IDLE, MODE, PROTOCOL, folder, socket_path
 
 FDS = 3
+# What the hook imports as it answers (services/hook/main.py imports each where it is used).
+HOOK_PATH = ("solograph_services.hook.main", "solograph.kb.paths", "solograph.kb.state",
+             "solograph.kb.projectmap", "solograph.kb.aliases", "solograph.kb.hint",
+             "solograph.kb.store", "solograph.kb.sync", "solograph.kb.memgate",
+             "solograph.kb.stacks", "solograph.usage", "solograph.kb.walk")
+LOOK_S = 60.0  # how often an idle server checks that its code is still what is installed
 PEERCRED = struct.Struct("3i")  # pid, uid, gid
 
 
@@ -42,6 +49,9 @@ def preload() -> None:
     for ref in filter(None, refs):
         with contextlib.suppress(Exception):
             resolve(ref)
+    for module in HOOK_PATH:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
     main.PREBUILT.append(main.build_parser())
     _warm(main.PREBUILT[0][0], [index.name for index in indexes.all_indexes()])
     import _sha256  # noqa: F401
@@ -118,18 +128,38 @@ def serve(path: str, idle_s: float) -> int:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(f"solograph command server {os.getpid()} on {path}", file=sys.stderr, flush=True)
+    _sweep(base, path)
+    last = time.monotonic()
     try:
         while True:
-            listener.settimeout(idle_s or None)
+            # Awake at least each minute: an install upgraded in place leaves a new copy that
+            # clients reach under another name, and this one would otherwise wait out its idle.
+            listener.settimeout(min(idle_s, LOOK_S) if idle_s else LOOK_S)
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
-                return 0
+                if (idle_s and time.monotonic() - last >= idle_s) or not _unchanged(sources):
+                    return 0
+                continue
+            last = time.monotonic()
             with conn:
                 if not _accept(conn, sources, listener):
                     return 0
     finally:
         _leave(path, listener)
+
+
+def _sweep(base: str, mine: str) -> None:
+    """The files of servers that are gone (of copies since upgraded, say): a lock nobody
+    holds."""
+    for name in os.listdir(base):
+        if not name.endswith(".lock") or os.path.join(base, name) == mine[:-5] + ".lock":
+            continue
+        stem = os.path.join(base, name[:-5])
+        if running(stem + ".sock") is None:
+            for suffix in (".sock", ".log", ".lock"):
+                with contextlib.suppress(OSError):
+                    os.unlink(stem + suffix)
 
 
 def _leave(path: str, listener: socket.socket) -> None:
@@ -216,8 +246,11 @@ def _child(conn: socket.socket, msg: bytes, fds: list[int]) -> None:
             os.close(fd)
         _reopen_std(env)
         os.umask(umask)
-        os.environ.clear()
-        os.environ.update(env)
+        for key in [k for k in os.environ if k not in env]:
+            del os.environ[key]
+        for key, value in env.items():  # most are the server's already: only what differs
+            if os.environ.get(key) != value:
+                os.environ[key] = value
         time.tzset()
         os.chdir(cwd)
         code = _run(argv)

@@ -6,6 +6,7 @@ the Unix socket."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -48,17 +49,20 @@ def base_env(settings: Settings) -> dict[str, str]:
             "CODEGRAPH_SCAN_PATH": str(settings.scan_paths[0]), "SOLOGRAPH_SEMANTIC": "off"}
 
 
-def run(argv: list[str], env: dict[str, str], cwd: Path | None = None):
+def run(argv: list[str], env: dict[str, str], cwd: Path | None = None,
+        stdin: bytes | None = None):
     out = subprocess.run(solograph_cmd(*argv), env=env, cwd=cwd, capture_output=True,
-                         timeout=60)
+                         timeout=60, input=stdin)
     return out.returncode, out.stdout, out.stderr
 
 
-def served(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> bool:
-    """Whether the server ran it: the client then imports no read at all."""
+def served(argv: list[str], env: dict[str, str], cwd: Path | None = None,
+           stdin: bytes | None = None) -> bool:
+    """Whether the server ran it: the client then imports no read and no hook."""
     out = subprocess.run(solograph_cmd(*argv), env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
-                         cwd=cwd, capture_output=True, timeout=60)
-    return b"solograph.reads" not in out.stderr and b"command_client" in out.stderr
+                         cwd=cwd, capture_output=True, timeout=60, input=stdin)
+    return (b"command_client" in out.stderr and b"solograph.reads" not in out.stderr
+            and b"solograph_services.hook" not in out.stderr)
 
 
 COMMANDS = [
@@ -90,6 +94,29 @@ def test_a_read_answers_as_in_its_own_process(world, server, argv):
     own = run(argv, {**base_env(world), "SOLOGRAPH_CLI_SERVER": "off"})
     assert run(argv, server) == own
     assert served(argv, server)
+
+
+def hook_events(world: Settings, session: str) -> list[bytes]:
+    """The map is given once per session: each run of a pair gets its own."""
+    cwd = str(world.scan_paths[0] / "web-app")
+    return [json.dumps({"hook_event_name": "SessionStart", "session_id": session + "1",
+                        "cwd": cwd, "source": "startup"}).encode(),
+            json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": session + "2",
+                        "cwd": cwd, "prompt": "how do we sandbox the agent?"}).encode(),
+            b"{not json", b""]
+
+
+def test_the_hook_answers_as_in_its_own_process(world, server):
+    argv = ["hook", "--kb-path", str(world.kb_path)]
+    answers = []
+    for event, twin in zip(hook_events(world, "own"), hook_events(world, "kept"), strict=True):
+        own = run(argv, {**base_env(world), "SOLOGRAPH_CLI_SERVER": "off"}, stdin=event)
+        assert run(argv, server, stdin=twin) == own
+        assert own[0] == 0 and own[2] == b""
+        answers.append(own[1])
+    assert b"additionalContext" in answers[0]  # the project map at SessionStart
+    assert answers[2:] == [b"", b""]  # garbage and nothing: silence, exit 0
+    assert served(argv, server, stdin=hook_events(world, "proof")[0])
 
 
 def test_the_folder_and_the_environment_are_the_commands(world, server, tmp_path):
@@ -169,3 +196,14 @@ def test_status_and_stop(world):
         assert code == 0 and b"stopped the command server" in out
         code, out, _ = run(["cli-server", "--status"], env)
         assert out.startswith(b"not running")
+
+
+def test_a_gone_servers_files_are_swept(world):
+    runtime = private_runtime()
+    (runtime / "solograph").mkdir(mode=0o700)
+    gone = [runtime / "solograph" / f"cli-1-2{suffix}" for suffix in (".lock", ".sock", ".log")]
+    for path in gone:
+        path.write_text("")
+    with kept_server(base_env(world), runtime) as env:
+        assert served(["symbols", "auth"], env)
+        assert not any(path.exists() for path in gone)

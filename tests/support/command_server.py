@@ -25,9 +25,9 @@ def server_env(env: dict[str, str], runtime: Path) -> dict[str, str]:
 
 
 @contextmanager
-def kept_server(env: dict[str, str]) -> Iterator[dict[str, str]]:
+def kept_server(env: dict[str, str], runtime: Path | None = None) -> Iterator[dict[str, str]]:
     """Yields the environment whose reads the running server answers."""
-    runtime = private_runtime()
+    runtime = runtime or private_runtime()
     env = server_env(env, runtime)
     log = runtime / "server.log"
     with open(log, "wb") as out:

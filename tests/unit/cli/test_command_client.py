@@ -13,6 +13,7 @@ from solograph_services.cli import command_client as client
     ["symbols", "auth"], ["sessions", "webhook", "--json"], ["kb", "get", "x.md"],
     ["explain", "app"], ["stats"], ["kb-graph", "--check"], ["usage"],
     ["sources", "search", "pricing"], ["sources", "list"], ["sessions", "--help"],
+    ["hook"], ["hook", "--kb-path", "notes"],
 ], ids=" ".join)
 def test_reads_are_handed_over(argv):
     assert client.served(argv)
@@ -20,7 +21,8 @@ def test_reads_are_handed_over(argv):
 
 @pytest.mark.parametrize("argv", [
     [], ["--version"], ["--help"], ["scan"], ["registry"], ["sync-sessions"], ["index-kb"],
-    ["hook"], ["mcp"], ["api"], ["worker"], ["refresh"], ["rebuild"], ["memgate", "train", "-"],
+    ["hook", "--help"], ["mcp"], ["api"], ["worker"], ["refresh"], ["rebuild"],
+    ["memgate", "train", "-"],
     ["sources", "index-youtube", "-c", "x"], ["sources"], ["cli-server", "--status"],
 ], ids=lambda a: " ".join(a) or "(none)")
 def test_writes_services_and_stdin_readers_run_where_typed(argv):
