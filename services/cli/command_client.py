@@ -11,8 +11,6 @@ Any failure before the server has started the command means the command runs in 
 exactly as without a server; `SOLOGRAPH_CLI_SERVER=off` never tries.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
@@ -80,7 +78,7 @@ def run(argv: list[str]) -> int | None:
         try:
             sock.connect(path)
         except (FileNotFoundError, ConnectionRefusedError):
-            start(base, path)
+            PENDING.append((base, path))  # started once this command is done: see start_pending
             return None
         except OSError:
             return None
@@ -158,6 +156,33 @@ def _recv_exactly(sock, n: int) -> bytes | None:
     return data
 
 
+def _inherited() -> list[int]:
+    """Descriptors past stderr that a child would inherit: a pipe of whoever ran this command
+    (a hook runner's, say), which the server must not hold open for the next quarter hour."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        return []
+    out = []
+    for fd in fds:
+        try:
+            if fd > 2 and os.get_inheritable(fd):
+                out.append(fd)
+        except OSError:
+            pass
+    return out
+
+
+PENDING: list[tuple[str, str]] = []
+
+
+def start_pending() -> None:
+    """Start the server a command found missing, after the command has answered: its start-up
+    would otherwise compete for the CPU with the command it could not serve."""
+    while PENDING:
+        start(*PENDING.pop())
+
+
 def start(base: str, path: str) -> None:
     """Start a server in the background for the next command (this one runs here). It leaves
     its session, holds no terminal or pipe of ours, and logs to its folder."""
@@ -174,7 +199,8 @@ def start(base: str, path: str) -> None:
                        file_actions=[(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
                                      (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
                                      (os.POSIX_SPAWN_OPEN, 2, log,
-                                      os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)],
+                                      os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+                                     *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited())],
                        setsid=True)
     except OSError:
         pass

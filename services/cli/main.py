@@ -6,14 +6,13 @@ run is built (every command's parser only for help or a mistyped name), and only
 module is imported.
 """
 
-from __future__ import annotations
-
-import importlib
 import os
 import sys
 
 from solograph import __version__
 
+# No `from __future__ import annotations` here or in command_client: importing __future__ is
+# a fifth of what a read handed to the command server imports.
 TYPE_CHECKING = False  # typing itself costs `--version` a third of its start-up
 if TYPE_CHECKING:
     import argparse
@@ -67,6 +66,8 @@ PREBUILT: list = []
 
 
 def _module(name: str):
+    import importlib  # not at the top: a read handed to the command server never needs it
+
     return importlib.import_module(PACKAGE + name)
 
 
@@ -79,7 +80,7 @@ def _owner(command: str):
     return None
 
 
-def build_parser(command: str | None = None) -> tuple[argparse.ArgumentParser, dict]:
+def build_parser(command: str | None = None) -> "tuple[argparse.ArgumentParser, dict]":
     """The parser, with only `command`'s own sub-parser when it is known (every command's
     otherwise), and the table of what runs each command built."""
     from solograph_services.cli.output import Parser
@@ -114,7 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     from solograph_services.cli import command_client
 
     code = command_client.run(argv)  # a read, handed to the kept command server
-    return run_here(argv) if code is None else code
+    if code is not None:
+        return code
+    try:
+        return run_here(argv)
+    finally:
+        command_client.start_pending()
 
 
 def run_here(argv: list[str]) -> int:

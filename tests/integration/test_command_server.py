@@ -207,3 +207,33 @@ def test_a_gone_servers_files_are_swept(world):
     with kept_server(base_env(world), runtime) as env:
         assert served(["symbols", "auth"], env)
         assert not any(path.exists() for path in gone)
+
+
+def test_the_server_holds_no_pipe_of_whoever_ran_the_first_read(world):
+    """A hook runner waits for its pipes to close: a server started by the first read must not
+    keep one open."""
+    runtime = private_runtime()
+    env = server_env(base_env(world), runtime)
+    read_end, write_end = os.pipe()
+    os.set_inheritable(write_end, True)
+    try:
+        subprocess.run(solograph_cmd("symbols", "auth"), env=env, pass_fds=(write_end,),
+                       capture_output=True, timeout=60, check=True)
+        os.close(write_end)
+        path = command_client.socket_path(str(runtime / "solograph"))
+        wait_for("the server started", lambda: Path(path).exists(), 60)
+        os.set_blocking(read_end, False)
+
+        def closed() -> bool:
+            try:
+                return os.read(read_end, 1) == b""
+            except BlockingIOError:
+                return False
+
+        wait_for("every writer of the pipe gone", closed, 10)
+        assert command_server.running(path)
+    finally:
+        os.close(read_end)
+        pid = command_server.running(command_client.socket_path(str(runtime / "solograph")))
+        if pid:
+            os.kill(pid, 15)
