@@ -54,6 +54,28 @@ def preload() -> None:
             importlib.import_module(module)
     main.PREBUILT.append(main.build_parser())
     _warm(main.PREBUILT[0][0], [index.name for index in indexes.all_indexes()])
+    with contextlib.suppress(Exception):
+        _preload_lane([a.meaning for index in indexes.all_indexes() for a in index.answers])
+
+
+def _preload_lane(meanings: list[str]) -> None:
+    """numpy and the model (~130 ms of a fused read), when the environment the server starts
+    in has the lane on. Loading runs none of the engine's threads (one is set before any
+    work), so nothing the fork cannot copy exists yet; each child starts its own query thread."""
+    from solograph.config import Settings
+    from solograph.index import resolve
+    from solograph.semantic import enabled
+
+    if not enabled(Settings.from_env()):
+        return
+    from solograph.semantic.embedder import load_numpy, shared_embedder
+
+    load_numpy()
+    shared_embedder()._load()
+    for ref in filter(None, meanings):
+        resolve(ref)
+    for module in ("read", "fusion", "matrix", "stores", "work", "kb", "sessions", "sources"):
+        importlib.import_module(f"solograph.semantic.{module}")
     import _sha256  # noqa: F401
     import json  # noqa: F401
 
