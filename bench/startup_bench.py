@@ -265,6 +265,48 @@ def measure(label: str, bin_dir: Path, settings: Settings, runs: int,
     ]
 
 
+def lane_figures(bin_dir: Path, runs: int) -> list[Figure]:
+    """A fused KB read (the meaning lane on, every page embedded) as a command, kept and in its
+    own process: the kept server has numpy and the model loaded before it forks."""
+    from solograph.semantic import available
+    from solograph.semantic.stores import embed_store
+    from tests.support.kb import make_kb
+
+    if not available():
+        log("the lane's figures need the `semantic` extra: skipped")
+        return []
+    base = work_dir("startup", "lane")
+    settings = Settings(home=base / "home", scan_paths=(base / "projects",),
+                        kb_path=base / "kb" if (base / "kb").exists() else make_kb(base),
+                        claude_projects=base / "claude-projects", semantic="on")
+    index_kb(settings)
+    embed_store(settings, "kb")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLOGRAPH_", "CLAUDE_"))}
+    env.update(SOLOGRAPH_HOME=str(settings.home), KB_PATH=str(settings.kb_path),
+               SOLOGRAPH_SEMANTIC="on")
+    runtime = Path(tempfile.mkdtemp(prefix="sg-bench-lane-", dir="/tmp"))
+    runtime.chmod(0o700)
+    kept = {**env, "XDG_RUNTIME_DIR": str(runtime), "SOLOGRAPH_CLI_SERVER": "auto"}
+    own = {**env, "SOLOGRAPH_CLI_SERVER": "off"}
+    cmd = [str(bin_dir / "solograph"), "kb", "how do I keep the agent in a box", "--json"]
+    timed_run(cmd, kept)  # starts the server
+    if not served(str(bin_dir / "solograph"), kept):
+        time.sleep(3)  # the model loads before the server listens
+    samples: dict[str, list[float]] = {"kept": [], "own": []}
+    for _ in range(max(5, runs // 2)):
+        samples["kept"].append(timed_run(cmd, kept))
+        samples["own"].append(timed_run(cmd, own))
+    subprocess.run([str(bin_dir / "solograph"), "cli-server", "--stop"], env=kept,
+                   stdout=subprocess.DEVNULL, check=False)
+    shutil.rmtree(runtime, ignore_errors=True)
+    kept50, own50 = statistics.median(samples["kept"]), statistics.median(samples["own"])
+    return [Figure("dev: fused kb read (lane on), kept server", kept50, "ms",
+                   key="dev_lane_kb_kept_ms", extra={"own_process_ms": own50,
+                                                     "ratio": own50 / kept50}),
+            Figure("dev: fused kb read (lane on), in its own process (baseline)", own50, "ms",
+                   key="dev_lane_kb_own_ms")]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=21, help="runs of each command (21)")
@@ -282,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = world(work_dir("startup", f"p{args.pages}-s{args.sessions}"), args.pages,
                      args.sessions)
     figures = measure("dev", ROOT / ".venv" / "bin", settings, args.runs, args.semantic)
+    figures += lane_figures(ROOT / ".venv" / "bin", args.runs)
     if not args.no_wheel:
         figures += measure("wheel", wheel_venv(work_dir("wheel-venv")), settings, args.runs,
                            args.semantic)
