@@ -55,9 +55,11 @@ def folder() -> str | None:
 
 
 def socket_path(base: str) -> str:
-    """One server per installed copy of solograph: two venvs never share one."""
-    st = os.stat(os.path.dirname(os.path.abspath(__file__)))
-    return os.path.join(base, f"cli-{st.st_dev:x}-{st.st_ino:x}.sock")
+    """One server per installed copy of solograph and interpreter environment: two venvs never
+    share one, not even two editable installs of the same checkout."""
+    code = os.stat(os.path.dirname(os.path.abspath(__file__)))
+    env = os.stat(sys.prefix)
+    return os.path.join(base, f"cli-{code.st_dev:x}-{code.st_ino:x}-{env.st_ino:x}.sock")
 
 
 def run(argv: list[str]) -> int | None:

@@ -7,8 +7,9 @@ its exit status. The parent opens no store (SQLite connections do not survive a 
 nothing but accept and fork, so a slow command never holds up the next.
 
 It serves only its own user (the socket's folder is private and each peer's uid is checked),
-leaves after SOLOGRAPH_CLI_SERVER_IDLE_S seconds unused (900), and steps aside the moment any
-module it loaded changes on disk (an upgrade, an edit), so a client never runs old code.
+leaves after SOLOGRAPH_CLI_SERVER_IDLE_S seconds unused (900), and steps aside once any module
+it loaded has changed on disk (an upgrade, an edit: looked at before each fork and each
+minute), so a client never runs old code.
 """
 
 from __future__ import annotations
@@ -185,7 +186,7 @@ def _sweep(base: str, mine: str) -> None:
 
 
 def _leave(path: str, listener: socket.socket) -> None:
-    """Remove the socket, unless a newer server has bound its own there already."""
+    """Remove the socket (the lock keeps every other server off this path meanwhile)."""
     with contextlib.suppress(OSError):
         mine = listener.getsockname()
         listener.close()
