@@ -44,12 +44,12 @@ def folder() -> str | None:
     path = (os.path.join(runtime, "solograph") if runtime and os.path.isabs(runtime)
             else f"/tmp/solograph-{os.getuid()}")
     try:
-        st = os.stat(path)
+        st = os.lstat(path)  # a link planted in /tmp is not our folder, whatever it points at
     except FileNotFoundError:
         return path
     except OSError:
         return None
-    if st.st_uid != os.getuid() or st.st_mode & 0o077:
+    if st.st_mode & 0o170000 != 0o040000 or st.st_uid != os.getuid() or st.st_mode & 0o077:
         return None
     return path
 

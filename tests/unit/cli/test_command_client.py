@@ -43,6 +43,10 @@ def test_the_folder_must_be_this_users_alone(monkeypatch, tmp_path):
     assert client.folder() == str(tmp_path / "solograph")
     os.chmod(tmp_path / "solograph", 0o755)
     assert client.folder() is None
+    os.rmdir(tmp_path / "solograph")
+    (tmp_path / "mine").mkdir(mode=0o700)
+    (tmp_path / "solograph").symlink_to(tmp_path / "mine")
+    assert client.folder() is None  # a planted link, even to a folder of ours
     monkeypatch.setenv("XDG_RUNTIME_DIR", "relative/folder")
     assert client.folder() == f"/tmp/solograph-{os.getuid()}"
 
