@@ -122,7 +122,10 @@ def _wait(sock, pid: int, fails_open: bool) -> int:
     fails open: whatever ended its process, silence and 0."""
     import _signal
 
+    forwarded: list[int] = []
+
     def forward(signum, frame):
+        forwarded.append(signum)
         try:  # noqa: SIM105 - contextlib is an import this module does not pay for
             os.kill(pid, signum)
         except OSError:
@@ -141,6 +144,11 @@ def _wait(sock, pid: int, fails_open: bool) -> int:
             break
     if (reply is None or reply[:1] != b"X") and fails_open:
         return 0
+    if (reply is None or reply[:1] != b"X") and forwarded:
+        # The command died of the signal passed on to it: so does this process, as it would
+        # have run the command itself.
+        _signal.signal(forwarded[-1], _signal.SIG_DFL)
+        os.kill(os.getpid(), forwarded[-1])
     if reply is None or reply[:1] != b"X":
         os.write(2, b"solograph: the command server's process ended without an exit status "
                     b"(set SOLOGRAPH_CLI_SERVER=off to run commands in their own process)\n")

@@ -237,3 +237,34 @@ def test_the_server_holds_no_pipe_of_whoever_ran_the_first_read(world):
         pid = command_server.running(command_client.socket_path(str(runtime / "solograph")))
         if pid:
             os.kill(pid, 15)
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(p) for p in f.read().split()]
+
+
+@pytest.mark.parametrize("signum,status", [(2, 130), (15, -15)], ids=["ctrl-c", "sigterm"])
+def test_a_signal_reaches_the_command(tmp_path, signum, status):
+    """Ctrl-C and SIGTERM sent to the command reach the server's process running it, and the
+    command ends as it would have in its own process."""
+    kb = tmp_path / "kb"
+    (kb / "wiki").mkdir(parents=True)
+    for i in range(12_000):  # never indexed: the read syncs it for seconds
+        (kb / "wiki" / f"page-{i}.md").write_text(f"# Page {i}\n\nwords about topic {i}\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLOGRAPH_", "KB_PATH"))}
+    env.update(SOLOGRAPH_HOME=str(tmp_path / "home"), KB_PATH=str(kb),
+               SOLOGRAPH_SYNC_BUDGET_MS="600000", SOLOGRAPH_SEMANTIC="off")
+    with kept_server(env) as kept:
+        path = command_client.socket_path(str(Path(kept["XDG_RUNTIME_DIR"]) / "solograph"))
+        server = command_server.running(path)
+        proc = subprocess.Popen(solograph_cmd("kb", "topic", "--json"), env=kept,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        child = wait_for("the server's process running the read",
+                         lambda: _children(server), 30)[0]
+        wait_for("the read syncing the KB", lambda: list((tmp_path / "home").rglob("*.db")),
+                 30)  # past the hand-over: the signal must be passed on
+        os.kill(proc.pid, signum)
+        proc.communicate(timeout=60)
+        assert proc.returncode == status
+        wait_for("the read's process gone", lambda: child not in _children(server), 30)
