@@ -6,12 +6,16 @@ the Unix socket."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from solograph.config import Settings
 from solograph.kb.sync import index_kb
@@ -268,3 +272,28 @@ def test_a_signal_reaches_the_command(tmp_path, signum, status):
         proc.communicate(timeout=60)
         assert proc.returncode == status
         wait_for("the read's process gone", lambda: child not in _children(server), 30)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.one_of(
+    st.binary(max_size=300),
+    st.builds(lambda size, body: b"SG1" + size.to_bytes(4, "big") + body,
+              st.integers(0, 2**32 - 1), st.binary(max_size=200))))
+def test_garbage_on_the_socket_leaves_the_server_serving(world, server, data):
+    """Whatever a peer sends (no descriptors, a wrong header, a size it never sends), the server
+    drops it and goes on: the next read is still served."""
+    path = command_client.socket_path(str(Path(server["XDG_RUNTIME_DIR"]) / "solograph"))
+    pid = command_server.running(path)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        sock.connect(path)
+        with contextlib.suppress(OSError):
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+            assert sock.recv(16) in (b"", b"S")
+    assert command_server.running(path) == pid
+
+
+def test_the_server_serves_after_garbage(world, server):
+    assert served(["symbols", "auth"], server)
