@@ -66,13 +66,27 @@ def run(argv: list[str]) -> int | None:
     """The command's exit status, run by the kept server; None when it must run here."""
     if os.environ.get(MODE, "auto").strip().lower() == "off" or not served(argv):
         return None
-    base = folder()
-    if base is None:
+    try:
+        sock, pid = _hand_over(argv)
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # noqa: BLE001 - no Unix sockets here, a refused descriptor, ...: run here
+        return None
+    if sock is None:
         return None
     try:
-        path = socket_path(base)
-    except OSError:
-        return None
+        return _wait(sock, pid, fails_open=argv[0] == "hook")
+    finally:
+        sock.close()
+
+
+def _hand_over(argv: list[str]):
+    """(the socket, the pid of the server's process that took the command), or (None, 0)
+    when nothing was handed over (no server: one is started after this command)."""
+    base = folder()
+    if base is None:
+        return None, 0
+    path = socket_path(base)
     import _socket
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
@@ -81,18 +95,7 @@ def run(argv: list[str]) -> int | None:
             sock.connect(path)
         except (FileNotFoundError, ConnectionRefusedError):
             PENDING.append((base, path))  # started once this command is done: see start_pending
-            return None
-        except OSError:
-            return None
-        return _hand_over(sock, argv, fails_open=argv[0] == "hook")
-    finally:
-        sock.close()
-
-
-def _hand_over(sock, argv: list[str], fails_open: bool) -> int | None:
-    import _socket
-
-    try:
+            raise
         umask = os.umask(0o22)
         os.umask(umask)
         fields = [os.fsencode(os.getcwd()), b"%d" % umask, b"%d" % len(argv),
@@ -107,14 +110,13 @@ def _hand_over(sock, argv: list[str], fails_open: bool) -> int | None:
             sock.sendall((head + body)[sent:])
         reply = _recv_exactly(sock, 5)
         if reply is None or reply[:1] != b"P":
-            return None  # a server that is leaving, or stale: run here
-        pid = int.from_bytes(reply[1:], "big")
+            sock.close()
+            return None, 0  # a server that is leaving, or stale: run here
         sock.sendall(b"G")  # from here on the command is the server's
-    except OSError:
-        return None
-    except KeyboardInterrupt:
-        return 130
-    return _wait(sock, pid, fails_open)
+    except BaseException:
+        sock.close()
+        raise
+    return sock, int.from_bytes(reply[1:], "big")
 
 
 def _wait(sock, pid: int, fails_open: bool) -> int:
@@ -212,5 +214,5 @@ def start(base: str, path: str) -> None:
                                       os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
                                      *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited())],
                        setsid=True)
-    except OSError:
+    except Exception:  # noqa: BLE001 - no posix_spawn or setsid: each command runs alone
         pass

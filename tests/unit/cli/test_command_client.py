@@ -55,3 +55,16 @@ def test_one_socket_per_installed_copy(tmp_path):
     path = client.socket_path(str(tmp_path))
     assert path.startswith(str(tmp_path) + "/cli-") and path.endswith(".sock")
     assert path == client.socket_path(str(tmp_path))
+
+
+def test_a_platform_without_unix_sockets_runs_the_command_here(monkeypatch, tmp_path):
+    import _socket
+
+    (tmp_path / "solograph").mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    monkeypatch.setenv("SOLOGRAPH_CLI_SERVER", "auto")
+    monkeypatch.delattr(_socket, "AF_UNIX")
+    assert client.run(["symbols", "x"]) is None
+    monkeypatch.setattr(client, "PENDING", [])
+    monkeypatch.setattr(client.os, "posix_spawn", None)  # no posix_spawn: nothing started
+    client.start(str(tmp_path / "solograph"), str(tmp_path / "solograph" / "cli-1.sock"))
