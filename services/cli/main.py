@@ -46,6 +46,7 @@ EPILOG = """examples:
   solograph index-kb                       warm the KB index (searches sync by themselves)
   solograph refresh                        the nightly job (cron): registry, scan, sessions, KB
   solograph mcp                            the MCP server over stdio (what `claude mcp add` runs)
+  solograph cli-server --status            the warm process that answers the reads, if one runs
 
 environment:
   SOLOGRAPH_HOME        where the indexes live (default ~/.solo)
@@ -53,6 +54,7 @@ environment:
   SOLOGRAPH_SCOPE       project names a scan is limited to (or `scope:` in .solograph.yaml)
   CLAUDE_PROJECTS_PATH  Claude Code's transcripts (default ~/.claude/projects)
   KB_PATH               the knowledge base folder (the CLI's default: this folder)
+  SOLOGRAPH_CLI_SERVER  off: every command in its own process (default auto: reads warm)
 """
 
 # The hand-made command modules, in the order `--help` lists them.
