@@ -174,7 +174,10 @@ def test_beat_takes_its_lock_again_after_a_redis_restart(tmp_path: Path, svc):
     same token, so a second beat is still refused."""
     with procs.RedisServer(log=tmp_path / "redis.log") as server:
         home = svc.make_home(tmp_path, tmp_path / "projects", server.url())
-        env = {**home.env, "SOLOGRAPH_WORKER_TIMEOUT_S": "3"}  # a lock of 1.5 s, renewed 2/s
+        # A lock of 4 s, renewed every 1.3 s. With 1.5 s a renewal late by one second let the
+        # lock lapse (while the second beat started, say): the likely cause of this test's one
+        # failure in about twelve runs on a loaded machine.
+        env = {**home.env, "SOLOGRAPH_WORKER_TIMEOUT_S": "8"}
         log = home.logs / "beat.log"
         with procs.process(procs.solograph_cmd("beat"), env=env, log=log) as beat:
             client = redis.Redis.from_url(server.url())
@@ -192,7 +195,7 @@ def test_beat_takes_its_lock_again_after_a_redis_restart(tmp_path: Path, svc):
                                         capture_output=True, text=True, timeout=60)
                 assert second.returncode != 0, second.stderr
                 assert "another beat is already running" in second.stderr
-                time.sleep(1.5)  # three renewals later it still holds it
+                time.sleep(4.5)  # past the lock's life: renewed, it still holds it
                 assert client.get(BEAT_KEY) == token
                 assert beat.poll() is None
             finally:
