@@ -297,3 +297,18 @@ def test_garbage_on_the_socket_leaves_the_server_serving(world, server, data):
 
 def test_the_server_serves_after_garbage(world, server):
     assert served(["symbols", "auth"], server)
+
+
+def test_a_handed_over_read_imports_almost_nothing(server):
+    """After the interpreter's own start (up to `site`), the client imports its two modules,
+    their packages and the socket module's C half: no argparse, json, sqlite3 or index."""
+    out = subprocess.run(solograph_cmd("symbols", "auth", "--json"),
+                         env={**server, "PYTHONPROFILEIMPORTTIME": "1"}, capture_output=True,
+                         timeout=60)
+    names = [line.rsplit("|", 1)[1].strip() for line in out.stderr.decode().splitlines()
+             if line.startswith("import time:") and "|" in line]
+    after_site = names[names.index("site") + 1:]
+    assert set(after_site) <= {"solograph_services", "solograph_services.cli", "solograph",
+                               "solograph_services.cli.main",
+                               "solograph_services.cli.command_client", "_socket"}, after_site
+    assert b'"count":' in out.stdout
