@@ -33,6 +33,10 @@ class Settings(Frozen):
     # How long a search may spend reading changed files before it answers; the rest is read by
     # the next search, `solograph sync-sessions` / `index-kb`, or the worker.
     sync_budget_ms: int = 1_500
+    # How much of that a search with the meaning lane on may spend embedding what waits for
+    # vectors (one passage takes 80-400 ms on a CPU): enough for what was just synced; a backlog
+    # is the write commands' and the worker's (`embedding_pending` says how much waits).
+    embed_budget_ms: int = 250
     redis_url: str = ""
     # How long a client of the broker (the API, `scan --queue`) waits on one broker call before
     # it answers that the broker is unavailable: a hung Redis must never hang a request.
@@ -117,6 +121,7 @@ class Settings(Frozen):
             max_file_bytes=_int(env, "SOLOGRAPH_MAX_FILE_BYTES", 1_000_000),
             query_timeout_ms=_int(env, "SOLOGRAPH_QUERY_TIMEOUT_MS", 2_000),
             sync_budget_ms=_int(env, "SOLOGRAPH_SYNC_BUDGET_MS", 1_500),
+            embed_budget_ms=_int(env, "SOLOGRAPH_EMBED_BUDGET_MS", 250),
             redis_url=env.get("SOLOGRAPH_REDIS_URL", "").strip(),
             broker_timeout_ms=_int(env, "SOLOGRAPH_BROKER_TIMEOUT_MS", 2_000),
             worker_timeout_s=_int(env, "SOLOGRAPH_WORKER_TIMEOUT_S", 60),

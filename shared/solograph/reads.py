@@ -58,7 +58,8 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
         deadline = time.monotonic() + max(0, settings.sync_budget_ms) / 1000
         synced = _sync(index, handle, deadline) if spec.sync else Synced()
         if meaning is not None and index.sync:  # a writer: embed with what is left
-            meaning.catch_up(handle.conn, deadline)
+            meaning.catch_up(handle.conn, min(deadline, time.monotonic()
+                                              + max(0, settings.embed_budget_ms) / 1000))
         bounded = time_limit(handle.conn, settings.query_timeout_ms) if spec.bounded \
             else nullcontext()
         with bounded:

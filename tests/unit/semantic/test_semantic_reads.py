@@ -64,10 +64,23 @@ def test_a_search_half_embedded_answers_and_says_what_waits(world):
     assert [h["session"] for h in answer["results"]] == [made["ship"].id]
     assert answer["results"][0]["lanes"] == ["meaning"]
     # With time to spare, the search embeds what waits (a writer), then ranks.
-    full = reads.session_search(settings.with_(sync_budget_ms=60_000), asked)
+    ample = settings.with_(sync_budget_ms=60_000, embed_budget_ms=60_000)
+    full = reads.session_search(ample, asked)
     assert full["freshness"]["embedding_pending"] == 0
     assert full["results"][0]["session"] == made["ship"].id
     assert {h["session"] for h in full["results"]} == {m.id for m in made.values()}
+
+
+def test_a_search_embeds_only_within_its_embedding_budget(world):
+    """Reading changed files may take the whole sync budget; embedding a backlog may not: a
+    passage takes 80-400 ms on a CPU, and the backlog is the write commands' and the worker's."""
+    settings, _ = world
+    waiting = reads.session_search(settings, "recipes")["freshness"]["embedding_pending"]
+    assert waiting == 3
+    capped = settings.with_(sync_budget_ms=60_000, embed_budget_ms=0)
+    assert reads.session_search(capped, "recipes")["freshness"]["embedding_pending"] == 3
+    ample = capped.with_(embed_budget_ms=60_000)
+    assert reads.session_search(ample, "recipes")["freshness"]["embedding_pending"] == 0
 
 
 def test_a_short_query_keeps_its_lexical_hit_first_and_names_both_lanes(world):
@@ -103,7 +116,8 @@ def test_vectors_of_another_model_are_pending_again_and_a_search_makes_them_anew
     with writer(settings, "sessions") as conn:
         lane.embed_pending(conn, Older())
     assert reads.session_search(settings, "recipes")["freshness"]["embedding_pending"] == 3
-    again = reads.session_search(settings.with_(sync_budget_ms=60_000), "recipes")
+    ample = settings.with_(sync_budget_ms=60_000, embed_budget_ms=60_000)
+    again = reads.session_search(ample, "recipes")
     assert again["freshness"]["embedding_pending"] == 0
     with writer(settings, "sessions") as conn:
         models = {r[0] for r in conn.execute("SELECT DISTINCT model FROM chunk_vectors")}
