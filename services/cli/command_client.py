@@ -55,11 +55,34 @@ def folder() -> str | None:
 
 
 def socket_path(base: str) -> str:
-    """One server per installed copy of solograph and interpreter environment: two venvs never
-    share one, not even two editable installs of the same checkout."""
+    """One server per installed copy of solograph, interpreter environment and confinement:
+    two venvs never share one, not even two editable installs of the same checkout, and a
+    sandboxed command never reaches a server started outside its sandbox."""
     code = os.stat(os.path.dirname(os.path.abspath(__file__)))
     env = os.stat(sys.prefix)
-    return os.path.join(base, f"cli-{code.st_dev:x}-{code.st_ino:x}-{env.st_ino:x}.sock")
+    key = 0
+    for byte in context().encode():
+        key = (key * 31 + byte) & 0xFFFFFFFF
+    return os.path.join(base, f"cli-{code.st_dev:x}-{code.st_ino:x}-{env.st_ino:x}-{key:x}.sock")
+
+
+NAMESPACES = ("mnt", "user", "net", "pid", "ipc", "uts", "cgroup")
+CONFINEMENT = (b"NoNewPrivs:", b"Seccomp:", b"Seccomp_filters:")
+
+
+def context(pid: int | str = "self") -> str:
+    """What confines a process: its namespaces, seccomp filters and no-new-privileges bit ("" on
+    a system without /proc). The server runs a command only for a process confined as it is:
+    an agent's sandboxed command must not be run by an unconfined server, with its rights."""
+    try:
+        parts = [os.readlink(f"/proc/{pid}/ns/{name}") for name in NAMESPACES]
+        with open(f"/proc/{pid}/status", "rb") as status:
+            parts += [line.strip().decode() for line in status if line.startswith(CONFINEMENT)]
+    except FileNotFoundError:
+        if pid == "self" and not os.path.isdir("/proc/self"):
+            return ""
+        raise
+    return "|".join(parts)
 
 
 def run(argv: list[str]) -> int | None:

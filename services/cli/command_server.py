@@ -7,6 +7,8 @@ its exit status. The parent opens no store (SQLite connections do not survive a 
 nothing but accept and fork, so a slow command never holds up the next.
 
 It serves only its own user (the socket's folder is private and each peer's uid is checked),
+only processes confined as it is (namespaces, seccomp, no-new-privileges: a sandboxed agent's
+command is never run with an unconfined server's rights),
 leaves after SOLOGRAPH_CLI_SERVER_IDLE_S seconds unused (900), and steps aside once any module
 it loaded has changed on disk (an upgrade, an edit: looked at before each fork and each
 minute), so a client never runs old code.
@@ -26,7 +28,14 @@ import sys
 import time
 import traceback
 
-from solograph_services.cli.command_client import IDLE, MODE, PROTOCOL, folder, socket_path
+from solograph_services.cli.command_client import (
+    IDLE,
+    MODE,
+    PROTOCOL,
+    context,
+    folder,
+    socket_path,
+)
 
 FDS = 3
 # What the hook imports as it answers (services/hook/main.py imports each where it is used).
@@ -142,6 +151,7 @@ def serve(path: str, idle_s: float) -> int:
     os.chdir("/")
     preload()
     sources = _sources()
+    confinement = context()
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -166,7 +176,7 @@ def serve(path: str, idle_s: float) -> int:
                 continue
             last = time.monotonic()
             with conn:
-                if not _accept(conn, sources, listener):
+                if not _accept(conn, sources, listener, confinement):
                     return 0
     finally:
         _leave(path, listener)
@@ -194,17 +204,29 @@ def _leave(path: str, listener: socket.socket) -> None:
             os.unlink(path)
 
 
-def _accept(conn: socket.socket, sources: dict[str, int], listener: socket.socket) -> bool:
+def _confined_as(peer: int, confinement: str) -> bool:
+    try:
+        return context(peer) == confinement
+    except OSError:
+        return False
+
+
+def _accept(conn: socket.socket, sources: dict[str, int], listener: socket.socket,
+            confinement: str) -> bool:
     """Serve one client; False when the server must leave (its code changed)."""
     conn.settimeout(5)
     fds: list[int] = []
     try:
+        peer = None
         if hasattr(socket, "SO_PEERCRED"):  # elsewhere the folder's 0700 is the check
-            _pid, uid, _gid = PEERCRED.unpack(conn.getsockopt(
+            peer, uid, _gid = PEERCRED.unpack(conn.getsockopt(
                 socket.SOL_SOCKET, socket.SO_PEERCRED, PEERCRED.size))
             if uid != os.getuid():
                 return True
         msg, fds = _receive(conn)
+        if peer is not None and not _confined_as(peer, confinement):
+            conn.sendall(b"R")  # refused: the command runs in its own process
+            return True
         if not _unchanged(sources):
             conn.sendall(b"S")
             return False

@@ -312,3 +312,23 @@ def test_a_handed_over_read_imports_almost_nothing(server):
                                "solograph_services.cli.main",
                                "solograph_services.cli.command_client", "_socket"}, after_site
     assert b'"count":' in out.stdout
+
+
+NO_NEW_PRIVS = "import ctypes; ctypes.CDLL(None).prctl(38, 1, 0, 0, 0); "  # PR_SET_NO_NEW_PRIVS
+
+
+def test_a_confined_command_is_never_run_by_an_unconfined_server(server):
+    """A command under no-new-privileges (as in an agent's sandbox) reaches its own server, if
+    any; one that finds the unconfined server's socket anyway is refused and runs itself."""
+    path = command_client.socket_path(str(Path(server["XDG_RUNTIME_DIR"]) / "solograph"))
+    pid = command_server.running(path)
+    code = (NO_NEW_PRIVS + "from solograph_services.cli import command_client as c; "
+            "print(c.socket_path('" + str(Path(path).parent) + "')); "
+            "c.socket_path = lambda base: '" + path + "'; "
+            "print(c.run(['symbols', 'auth']))")
+    out = subprocess.run([str(Path(solograph_cmd()[0]).parent / "python"), "-c", code],
+                         env=server, capture_output=True, text=True, timeout=60)
+    own_path, answer = out.stdout.split()
+    assert own_path != path  # a confined command looks for a server confined as it is
+    assert answer == "None", out.stderr  # refused: it runs in its own process
+    assert command_server.running(path) == pid and served(["symbols", "auth"], server)
