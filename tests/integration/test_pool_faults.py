@@ -82,6 +82,33 @@ def idle(celery) -> bool:
     return bool(active) and not any(active.values())
 
 
+class Quiet:
+    """Whether nothing has moved for `seconds`: no line in the worker's log (Celery logs each
+    task it receives and ends at INFO), no change to the store's files. The fallback for a
+    worker that has stopped answering remote control, which a Redis restart can leave it."""
+
+    def __init__(self, log: Path, db: Path, seconds: float) -> None:
+        self.paths = (log, db, db.with_name(db.name + "-wal"))
+        self.seconds = seconds
+        self.seen: tuple = ()
+        self.since = time.monotonic()
+
+    def __call__(self) -> bool:
+        now = tuple((p.stat().st_size, p.stat().st_mtime_ns) if p.exists() else None
+                    for p in self.paths)
+        if now != self.seen:
+            self.seen, self.since = now, time.monotonic()
+        return time.monotonic() - self.since >= self.seconds
+
+
+def settled(celery, quiet: Quiet, deaf_after: float, started: float) -> bool:
+    """Idle by the worker's own word; past `deaf_after` seconds without its answer, by a
+    long stillness instead."""
+    if idle(celery):
+        return True
+    return time.monotonic() - started >= deaf_after and quiet()
+
+
 def consistent(db: Path) -> dict[str, tuple[int, int]]:
     """Integrity checked; then each project's (files, definitions)."""
     conn = sqlite3.connect(db)
@@ -172,9 +199,12 @@ def test_redis_restarted_mid_job_loses_the_job_and_writes_nothing_twice(
                 celery.close()
                 celery = create_celery(home.settings)  # a client's connection does not retry
                 # What was running finishes; what waited in Redis is gone with the job.
+                quiet = Quiet(home.logs / "worker.log", home.settings.portfolio_db, 20.0)
+                started = time.monotonic()
                 try:
-                    wait_for("the worker never went idle", lambda: idle(celery) and (
-                        time.sleep(1) or idle(celery)))
+                    wait_for("the worker never went idle", lambda: settled(
+                        celery, quiet, 60.0, started) and (time.sleep(1) or idle(celery)
+                                                           or quiet()))
                 except AssertionError as exc:  # what the worker was doing says why
                     raise AssertionError(f"{exc}\n{svc.show_log(home.logs / 'worker.log')}"
                                          ) from None
