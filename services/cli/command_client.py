@@ -26,6 +26,11 @@ SOURCE_READS = frozenset(("search", "list", "tags", "related"))
 HANDSHAKE_S = 5.0
 
 
+def mode() -> str:
+    """SOLOGRAPH_CLI_SERVER as it is obeyed: "off", or "auto" for anything else."""
+    return "off" if os.environ.get(MODE, "").strip().lower() == "off" else "auto"
+
+
 def served(argv: list[str]) -> bool:
     """Whether this command line is a read the server may run."""
     if not argv:
@@ -87,7 +92,7 @@ def context(pid: int | str = "self") -> str:
 
 def run(argv: list[str]) -> int | None:
     """The command's exit status, run by the kept server; None when it must run here."""
-    if os.environ.get(MODE, "auto").strip().lower() == "off" or not served(argv):
+    if mode() == "off" or not served(argv):
         return None
     try:
         sock, pid = _hand_over(argv)
@@ -131,7 +136,7 @@ def _hand_over(argv: list[str]):
         sent = sock.sendmsg([head + body], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
         if sent < len(head) + len(body):
             sock.sendall((head + body)[sent:])
-        reply = _recv_exactly(sock, 5)
+        reply = recv_exactly(sock, 5)
         if reply is None or reply[:1] != b"P":
             sock.close()
             return None, 0  # a server that is leaving, or stale: run here
@@ -160,35 +165,37 @@ def _wait(sock, pid: int, fails_open: bool) -> int:
     sock.settimeout(None)
     while True:
         try:
-            reply = _recv_exactly(sock, 5)
+            reply = recv_exactly(sock, 5)
             break
         except KeyboardInterrupt:
             forward(_signal.SIGINT, None)
         except OSError:
             reply = None
             break
-    if (reply is None or reply[:1] != b"X") and fails_open:
+    if reply is not None and reply[:1] == b"X":
+        return int.from_bytes(reply[1:], "big", signed=True)
+    if fails_open:
         return 0
-    if (reply is None or reply[:1] != b"X") and forwarded:
+    if forwarded:
         # The command died of the signal passed on to it: so does this process, as it would
         # have run the command itself.
         _signal.signal(forwarded[-1], _signal.SIG_DFL)
         os.kill(os.getpid(), forwarded[-1])
-    if reply is None or reply[:1] != b"X":
-        os.write(2, b"solograph: the command server's process ended without an exit status "
-                    b"(set SOLOGRAPH_CLI_SERVER=off to run commands in their own process)\n")
-        return 1
-    return int.from_bytes(reply[1:], "big", signed=True)
+    os.write(2, b"solograph: the command server's process ended without an exit status "
+                b"(set SOLOGRAPH_CLI_SERVER=off to run commands in their own process)\n")
+    return 1
 
 
-def _recv_exactly(sock, n: int) -> bytes | None:
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
+def recv_exactly(sock, n: int) -> bytes | None:
+    """`n` bytes from `sock`, or None when the peer closed it first."""
+    parts, got = [], 0
+    while got < n:
+        chunk = sock.recv(min(n - got, 1 << 20))
         if not chunk:
             return None
-        data += chunk
-    return data
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
 
 
 def _inherited() -> list[int]:

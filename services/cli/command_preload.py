@@ -30,6 +30,13 @@ def preload() -> None:
     for module in HOOK_PATH:
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
+    import _sha256  # noqa: F401 - the hook's content hashes
+    import json  # noqa: F401
+
+    import solograph.migrations  # noqa: F401
+
+    with contextlib.suppress(ImportError):
+        import Stemmer  # noqa: F401
     main.PREBUILT.append(main.build_parser())
     _warm(main.PREBUILT[0][0], [index.name for index in indexes.all_indexes()])
     with contextlib.suppress(Exception):
@@ -54,13 +61,6 @@ def _preload_lane(meanings: list[str]) -> None:
         resolve(ref)
     for module in ("read", "fusion", "matrix", "stores", "work", "kb", "sessions", "sources"):
         importlib.import_module(f"solograph.semantic.{module}")
-    import _sha256  # noqa: F401
-    import json  # noqa: F401
-
-    import solograph.migrations  # noqa: F401
-
-    with contextlib.suppress(ImportError):
-        import Stemmer  # noqa: F401
 
 
 def _warm(parser, stores: list[str]) -> None:

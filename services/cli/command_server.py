@@ -29,10 +29,11 @@ import traceback
 
 from solograph_services.cli.command_client import (
     IDLE,
-    MODE,
     PROTOCOL,
     context,
     folder,
+    mode,
+    recv_exactly,
     socket_path,
 )
 from solograph_services.cli.command_preload import preload
@@ -191,14 +192,10 @@ def _receive(conn: socket.socket) -> tuple[bytes, list[int]]:
 
 
 def _exactly(conn: socket.socket, n: int) -> bytes:
-    parts, got = [], 0
-    while got < n:
-        chunk = conn.recv(min(n - got, 1 << 20))
-        if not chunk:
-            raise ValueError("the client left")
-        parts.append(chunk)
-        got += len(chunk)
-    return b"".join(parts)
+    data = recv_exactly(conn, n)
+    if data is None:
+        raise ValueError("the client left")
+    return data
 
 
 def _child(conn: socket.socket, msg: bytes, fds: list[int]) -> None:
@@ -306,9 +303,8 @@ def command(args) -> int:
     path = socket_path(base)
     pid = running(path)
     if args.status:
-        mode = os.environ.get(MODE, "auto").strip().lower() or "auto"
-        state = {"socket": path, "running": pid is not None, "pid": pid,
-                 "mode": "off" if mode == "off" else "auto", "idle_s": idle_setting()}
+        state = {"socket": path, "running": pid is not None, "pid": pid, "mode": mode(),
+                 "idle_s": idle_setting()}
         if args.json:
             import json
 
