@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from types import SimpleNamespace
 import redis
 from celery import Celery, Task, chain, chord, group, states
 
+from solograph import readers
 from solograph.config import Settings
 from solograph.portfolio.plan import batches
 from solograph.portfolio.read import read_batch
@@ -113,22 +113,10 @@ def register(app: Celery, settings: Settings, client: Clients, owner: Owner,
         _bump(app, client, job_id, project=project, files=len(batch["files"]))
         return {**out, "host": host}
 
-    kept: dict[int, tuple[sqlite3.Connection, tuple[int, int]]] = {}
-
     def writer() -> sqlite3.Connection:
-        """This process's writer of the store, kept between writes; opened again when the file
-        at its path is another one (removed, rebuilt)."""
-        st = os.stat(settings.portfolio_db) if settings.portfolio_db.exists() else None
-        identity = (st.st_dev, st.st_ino) if st else (0, 0)
-        held = kept.get(os.getpid())
-        if held and held[1] == identity and st is not None:
-            return held[0]
-        if held:
-            held[0].close()
-        conn = open_writer(settings)
-        st = os.stat(settings.portfolio_db)
-        kept[os.getpid()] = (conn, (st.st_dev, st.st_ino))
-        return conn
+        """This pool process's writer of the store, kept between writes (closing one runs a
+        checkpoint), made again when the file at its path is another one (removed, rebuilt)."""
+        return readers.kept_connection(settings.portfolio_db, lambda _path: open_writer(settings))
 
     def apply(write: dict, me: str) -> None:
         """One project written, whole, under its lock; its report kept for the job's result

@@ -79,10 +79,18 @@ def kept_writer(path: Path, opener: Callable[[Path], sqlite3.Connection]
     the caller then opens its own and closes it after the read."""
     if not keeping():
         return None
-    conn = _kept(path, "", opener)
+    conn = kept_connection(path, opener)
     if conn.in_transaction:  # a read that failed half-way never leaves one open for the next
         conn.rollback()
     return conn
+
+
+def kept_connection(path: Path, opener: Callable[[Path], sqlite3.Connection]
+                    ) -> sqlite3.Connection:
+    """This thread's connection on `path` made by `opener`, kept whether or not `keeping()`
+    (a worker's pool process writing project after project), made again when the file at
+    `path` is another one."""
+    return _kept(path, "", opener)
 
 
 def _kept(path: Path, store: str,
