@@ -28,6 +28,14 @@ WORK_DIR = BENCH_DIR / ".work"
 # --------------------------------------------------------------------------- work dir
 
 
+def add_portfolio_args(parser: Any) -> None:
+    """The generated portfolio's size, as every portfolio bench takes it (portfolio_gen.py)."""
+    parser.add_argument("--repos", type=int, default=50, help="git repositories (default 50)")
+    parser.add_argument("--defs", type=int, default=50_000,
+                        help="definitions in the whole portfolio, at least (default 50000)")
+    parser.add_argument("--seed", type=int, default=1, help="generator seed (1)")
+
+
 def work_dir(*parts: str) -> Path:
     """A folder under bench/.work/ (created), which git never sees.
 

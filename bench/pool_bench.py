@@ -242,10 +242,7 @@ def run_tasks(settings: Settings, texts: list[str], per_task: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repos", type=int, default=50, help="git repositories (default 50)")
-    parser.add_argument("--defs", type=int, default=50_000,
-                        help="definitions in the whole portfolio, at least (default 50000)")
-    parser.add_argument("--seed", type=int, default=1, help="generator seed (1)")
+    common.add_portfolio_args(parser)
     parser.add_argument("--rounds", type=int, default=3, help="timed scans per pool size (3)")
     args = parser.parse_args(argv)
     if min(args.repos, args.defs, args.rounds) < 1:

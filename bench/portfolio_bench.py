@@ -526,11 +526,8 @@ def run(args: argparse.Namespace) -> tuple[list[Figure], dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repos", type=int, default=50, help="git repositories (default 50)")
-    parser.add_argument("--defs", type=int, default=50_000,
-                        help="definitions in the whole portfolio, at least (default 50000)")
+    common.add_portfolio_args(parser)
     parser.add_argument("--queries", type=int, default=200, help="measured queries (200)")
-    parser.add_argument("--seed", type=int, default=1, help="generator seed (1)")
     parser.add_argument("--rounds", type=int, default=3,
                         help="passes over the queries (search and rg); each query's figure is "
                              "the median of its passes (3)")

@@ -23,8 +23,9 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,6 +39,7 @@ from solograph.config import Settings  # noqa: E402
 from solograph.kb.sync import index_kb  # noqa: E402
 from solograph.portfolio.sync import refresh_registry, scan_portfolio  # noqa: E402
 from solograph.sessions.sync import sync_sessions  # noqa: E402
+from tests.support.command_server import private_runtime, server_env  # noqa: E402
 from tests.support.transcripts import Transcripts  # noqa: E402
 
 TOPICS = ("webhook retry", "billing export", "oauth token refresh", "sqlite migration",
@@ -127,6 +129,26 @@ def mcp_stdio(solograph: str, env: dict, limit: object = 10) -> tuple[float, flo
     return initialized, answered
 
 
+def clean_env(**extra: str) -> dict[str, str]:
+    """This process's environment without solograph's settings, plus `extra`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLOGRAPH_", "CLAUDE_"))}
+    return {**env, **extra}
+
+
+@contextmanager
+def server_modes(solograph: str, env: dict[str, str]) -> Iterator[tuple[dict, dict]]:
+    """(kept, own): `env` reaching a kept command server in a private runtime folder (the
+    first read starts it; stopped on exit), and `env` running every command in its own
+    process."""
+    runtime = private_runtime()
+    try:
+        yield server_env(env, runtime), {**env, "SOLOGRAPH_CLI_SERVER": "off"}
+    finally:
+        subprocess.run([solograph, "cli-server", "--stop"], env=server_env(env, runtime),
+                       stdout=subprocess.DEVNULL, check=False)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
 def served(solograph: str, env: dict) -> bool:
     """Whether the kept server answers: the client then imports no read."""
     out = subprocess.run([solograph, "symbols", "billing", "--json"],
@@ -153,9 +175,9 @@ def in_process_ms(settings: Settings, runs: int) -> dict[str, float]:
 
 def measure(label: str, bin_dir: Path, settings: Settings, runs: int,
             semantic: str = "off") -> list[Figure]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLOGRAPH_", "CLAUDE_"))}
-    env.update(SOLOGRAPH_HOME=str(settings.home), KB_PATH=str(settings.kb_path),
-               CLAUDE_PROJECTS_PATH=str(settings.claude_projects), SOLOGRAPH_SEMANTIC=semantic)
+    env = clean_env(SOLOGRAPH_HOME=str(settings.home), KB_PATH=str(settings.kb_path),
+                    CLAUDE_PROJECTS_PATH=str(settings.claude_projects),
+                    SOLOGRAPH_SEMANTIC=semantic)
     python, sg = str(bin_dir / "python"), str(bin_dir / "solograph")
     cwd = str(settings.scan_paths[0] / "bench-app")
     prompt = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "bench",
@@ -164,40 +186,32 @@ def measure(label: str, bin_dir: Path, settings: Settings, runs: int,
                         "cwd": cwd, "source": "startup"}).encode()
     # The reads as users run them (handed to the kept command server, which the first one
     # starts) and each in its own process (SOLOGRAPH_CLI_SERVER=off), interleaved.
-    runtime = Path(tempfile.mkdtemp(prefix="sg-bench-run-", dir="/tmp"))
-    runtime.chmod(0o700)
-    kept = {**env, "XDG_RUNTIME_DIR": str(runtime), "SOLOGRAPH_CLI_SERVER": "auto"}
-    own = {**env, "SOLOGRAPH_CLI_SERVER": "off"}
     reads = {"symbols": ["symbols", "billing charge", "--json"],
              "sessions": ["sessions", "webhook retry", "--json"],
              "kb": ["kb", "billing charge", "--json"]}
-    commands = {
-        "floor": ([python, "-c", "pass"], None, own),
-        "version": ([sg, "--version"], None, own),
-        **{name: ([sg, *argv], None, kept) for name, argv in reads.items()},
-        **{f"{name} own": ([sg, *argv], None, own) for name, argv in reads.items()},
-        "hook prompt": ([sg, "hook", "--kb-path", str(settings.kb_path)], prompt, kept),
-        "hook start": ([sg, "hook", "--kb-path", str(settings.kb_path)], start, kept),
-        "hook prompt own": ([sg, "hook", "--kb-path", str(settings.kb_path)], prompt, own),
-        "hook start own": ([sg, "hook", "--kb-path", str(settings.kb_path)], start, own),
-    }
-    samples: dict[str, list[float]] = {name: [] for name in commands}
-    cpu: dict[str, list[float]] = {name: [] for name in commands}
-    for cmd, stdin, _env in commands.values():  # warm the page cache, no server yet
-        timed_run(cmd, own, stdin)
-    first_read = timed_run([sg, *reads["symbols"]], kept)  # it runs here and starts one
-    for cmd, stdin, run_env in commands.values():
-        timed_run(cmd, run_env, stdin)
-    socket = next(runtime.glob("solograph/*.sock"), None)
-    if socket is None or not served(sg, kept):
-        log("the command server did not start: the kept rows are own-process runs")
-    for _ in range(runs):
-        for name, (cmd, stdin, run_env) in commands.items():
-            samples[name].append(timed_run(cmd, run_env, stdin))
-            cpu[name].append(CPU_MS[-1])
-    subprocess.run([sg, "cli-server", "--stop"], env=kept, stdout=subprocess.DEVNULL,
-                   check=False)
-    shutil.rmtree(runtime, ignore_errors=True)
+    hook = [sg, "hook", "--kb-path", str(settings.kb_path)]
+    with server_modes(sg, env) as (kept, own):
+        commands = {
+            "floor": ([python, "-c", "pass"], None, own),
+            "version": ([sg, "--version"], None, own),
+            **{name: ([sg, *argv], None, kept) for name, argv in reads.items()},
+            **{f"{name} own": ([sg, *argv], None, own) for name, argv in reads.items()},
+            "hook prompt": (hook, prompt, kept), "hook start": (hook, start, kept),
+            "hook prompt own": (hook, prompt, own), "hook start own": (hook, start, own),
+        }
+        samples: dict[str, list[float]] = {name: [] for name in commands}
+        cpu: dict[str, list[float]] = {name: [] for name in commands}
+        for cmd, stdin, _env in commands.values():  # warm the page cache, no server yet
+            timed_run(cmd, own, stdin)
+        first_read = timed_run([sg, *reads["symbols"]], kept)  # it runs here and starts one
+        for cmd, stdin, run_env in commands.values():
+            timed_run(cmd, run_env, stdin)
+        if not served(sg, kept):
+            log("the command server did not start: the kept rows are own-process runs")
+        for _ in range(runs):
+            for name, (cmd, stdin, run_env) in commands.items():
+                samples[name].append(timed_run(cmd, run_env, stdin))
+                cpu[name].append(CPU_MS[-1])
     mcp, through_sdk = [], []
     for _ in range(max(3, runs // 3)):
         mcp.append(mcp_stdio(sg, env))
@@ -283,24 +297,18 @@ def lane_figures(bin_dir: Path, runs: int) -> list[Figure]:
                         claude_projects=base / "claude-projects", semantic="on")
     index_kb(settings)
     embed_store(settings, "kb")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLOGRAPH_", "CLAUDE_"))}
-    env.update(SOLOGRAPH_HOME=str(settings.home), KB_PATH=str(settings.kb_path),
-               SOLOGRAPH_SEMANTIC="on")
-    runtime = Path(tempfile.mkdtemp(prefix="sg-bench-lane-", dir="/tmp"))
-    runtime.chmod(0o700)
-    kept = {**env, "XDG_RUNTIME_DIR": str(runtime), "SOLOGRAPH_CLI_SERVER": "auto"}
-    own = {**env, "SOLOGRAPH_CLI_SERVER": "off"}
-    cmd = [str(bin_dir / "solograph"), "kb", "how do I keep the agent in a box", "--json"]
-    timed_run(cmd, kept)  # starts the server
-    if not served(str(bin_dir / "solograph"), kept):
-        time.sleep(3)  # the model loads before the server listens
+    env = clean_env(SOLOGRAPH_HOME=str(settings.home), KB_PATH=str(settings.kb_path),
+                    SOLOGRAPH_SEMANTIC="on")
+    sg = str(bin_dir / "solograph")
+    cmd = [sg, "kb", "how do I keep the agent in a box", "--json"]
     samples: dict[str, list[float]] = {"kept": [], "own": []}
-    for _ in range(max(5, runs // 2)):
-        samples["kept"].append(timed_run(cmd, kept))
-        samples["own"].append(timed_run(cmd, own))
-    subprocess.run([str(bin_dir / "solograph"), "cli-server", "--stop"], env=kept,
-                   stdout=subprocess.DEVNULL, check=False)
-    shutil.rmtree(runtime, ignore_errors=True)
+    with server_modes(sg, env) as (kept, own):
+        timed_run(cmd, kept)  # starts the server
+        if not served(sg, kept):
+            time.sleep(3)  # the model loads before the server listens
+        for _ in range(max(5, runs // 2)):
+            samples["kept"].append(timed_run(cmd, kept))
+            samples["own"].append(timed_run(cmd, own))
     kept50, own50 = statistics.median(samples["kept"]), statistics.median(samples["own"])
     return [Figure("dev: fused kb read (lane on), kept server", kept50, "ms",
                    key="dev_lane_kb_kept_ms", extra={"own_process_ms": own50,
