@@ -63,6 +63,16 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
+def keeping():
+    """Reads in this test keep their connections, as the API and MCP server's do."""
+    from solograph import readers
+
+    readers.keep()
+    yield
+    readers.release()
+
+
+@pytest.fixture
 def corpora() -> Path:
     raw = os.environ.get("SOLOGRAPH_CORPORA", "")
     if not raw or not Path(raw).is_dir():

@@ -15,6 +15,7 @@ from solograph.portfolio import search
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph.store import connect_reader, connect_writer, migration_files
 from tests.support.portfolio import make_portfolio
+from tests.support.spy import calls
 
 
 @pytest.fixture
@@ -25,23 +26,8 @@ def scanned(settings, tmp_path):
     return settings
 
 
-@pytest.fixture
-def keeping():
-    readers.keep()
-    yield
-    readers.release()
-
-
 def _opened(monkeypatch) -> list:
-    opened: list = []
-    real = readers.connect_reader
-
-    def counting(path, store):
-        opened.append(path)
-        return real(path, store)
-
-    monkeypatch.setattr(readers, "connect_reader", counting)
-    return opened
+    return calls(monkeypatch, readers, "connect_reader")
 
 
 def test_a_long_lived_process_keeps_one_reader(scanned, keeping, monkeypatch):

@@ -16,6 +16,7 @@ from solograph.sessions import folders
 from solograph.sessions.policy import Policy
 from solograph.sessions.store import open_index
 from solograph.sessions.sync import sync
+from tests.support.spy import calls
 from tests.support.transcripts import Transcripts
 
 POLICY = Policy(temp_roots=("/nowhere-temp",), markers=(".solograph-private",))
@@ -37,15 +38,7 @@ def t(tmp_path):
 @pytest.fixture
 def listings(monkeypatch):
     """The folders each disk check lists (relative to the transcripts folder)."""
-    seen: list[str] = []
-    real = folders._Walk._list
-
-    def counting(self, rel, identity):
-        seen.append(rel)
-        return real(self, rel, identity)
-
-    monkeypatch.setattr(folders._Walk, "_list", counting)
-    return seen
+    return calls(monkeypatch, folders._Walk, "_list", arg=1)
 
 
 def age(root) -> None:

@@ -14,6 +14,7 @@ from solograph.config import PRIVATE_MARKERS, Settings
 from solograph.sessions import folders, store, sync
 from solograph.sessions.policy import Policy
 from solograph.sessions.sync import sync_sessions
+from tests.support.spy import calls
 from tests.support.transcripts import Transcripts
 
 
@@ -22,23 +23,8 @@ def home(tmp_path: Path) -> Settings:
     return Settings(home=tmp_path / "home", claude_projects=tmp_path / "projects")
 
 
-@pytest.fixture
-def keeping():
-    readers.keep()
-    yield
-    readers.release()
-
-
 def _opens(monkeypatch) -> list:
-    opened: list = []
-    real = store.open_index
-
-    def counting(path):
-        opened.append(path)
-        return real(path)
-
-    monkeypatch.setattr(store, "open_index", counting)
-    return opened
+    return calls(monkeypatch, store, "open_index")
 
 
 def _session(home: Settings) -> object:
@@ -83,14 +69,7 @@ def test_a_kept_writer_follows_a_store_moved_aside(home, keeping):
 
 
 def test_the_index_is_read_again_only_after_it_changed(home, keeping, monkeypatch):
-    reads_of_files: list = []
-    real = folders._known
-
-    def counting(conn):
-        reads_of_files.append(conn)
-        return real(conn)
-
-    monkeypatch.setattr(folders, "_known", counting)
+    reads_of_files = calls(monkeypatch, folders, "_known")
     s = _session(home)
     for _ in range(3):
         assert reads.session_search(home, "quokka feeder")["count"] == 1
