@@ -39,7 +39,11 @@ from solograph.config import Settings  # noqa: E402
 from solograph.kb.sync import index_kb  # noqa: E402
 from solograph.portfolio.sync import refresh_registry, scan_portfolio  # noqa: E402
 from solograph.sessions.sync import sync_sessions  # noqa: E402
-from tests.support.command_server import private_runtime, server_env  # noqa: E402
+from tests.support.command_server import (  # noqa: E402
+    handed_over,
+    private_runtime,
+    server_env,
+)
 from tests.support.transcripts import Transcripts  # noqa: E402
 
 TOPICS = ("webhook retry", "billing export", "oauth token refresh", "sqlite migration",
@@ -150,11 +154,7 @@ def server_modes(solograph: str, env: dict[str, str]) -> Iterator[tuple[dict, di
 
 
 def served(solograph: str, env: dict) -> bool:
-    """Whether the kept server answers: the client then imports no read."""
-    out = subprocess.run([solograph, "symbols", "billing", "--json"],
-                         env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, capture_output=True,
-                         check=False)
-    return b"solograph.reads" not in out.stderr
+    return handed_over([solograph, "symbols", "billing", "--json"], env)
 
 
 def in_process_ms(settings: Settings, runs: int) -> dict[str, float]:

@@ -22,7 +22,12 @@ from solograph.kb.sync import index_kb
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph.sessions.sync import sync_sessions
 from solograph_services.cli import command_client, command_server
-from tests.support.command_server import kept_server, private_runtime, server_env
+from tests.support.command_server import (
+    handed_over,
+    kept_server,
+    private_runtime,
+    server_env,
+)
 from tests.support.kb import make_kb
 from tests.support.portfolio import make_portfolio
 from tests.support.procs import solograph_cmd, wait_for
@@ -62,11 +67,7 @@ def run(argv: list[str], env: dict[str, str], cwd: Path | None = None,
 
 def served(argv: list[str], env: dict[str, str], cwd: Path | None = None,
            stdin: bytes | None = None) -> bool:
-    """Whether the server ran it: the client then imports no read and no hook."""
-    out = subprocess.run(solograph_cmd(*argv), env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
-                         cwd=cwd, capture_output=True, timeout=60, input=stdin)
-    return (b"command_client" in out.stderr and b"solograph.reads" not in out.stderr
-            and b"solograph_services.hook" not in out.stderr)
+    return handed_over(solograph_cmd(*argv), env, cwd, stdin)
 
 
 COMMANDS = [

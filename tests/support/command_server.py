@@ -24,6 +24,16 @@ def server_env(env: dict[str, str], runtime: Path) -> dict[str, str]:
     return {**env, "XDG_RUNTIME_DIR": str(runtime), "SOLOGRAPH_CLI_SERVER": "auto"}
 
 
+def handed_over(cmd: list[str], env: dict[str, str], cwd: Path | None = None,
+                stdin: bytes | None = None) -> bool:
+    """Whether the kept server ran `cmd`: its own process then imports the client and no
+    read and no hook."""
+    out = subprocess.run(cmd, env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, cwd=cwd,
+                         capture_output=True, timeout=60, input=stdin)
+    return (b"command_client" in out.stderr and b"solograph.reads" not in out.stderr
+            and b"solograph_services.hook" not in out.stderr)
+
+
 @contextmanager
 def kept_server(env: dict[str, str], runtime: Path | None = None) -> Iterator[dict[str, str]]:
     """Yields the environment whose reads the running server answers."""
