@@ -2,9 +2,8 @@
 `python -c pass` from the same environment, measured in the same run, interleaved.
 
 Figures (median of --runs, interleaved so load hits every command alike), for the development
-venv (editable install) and an installed wheel (bench/.work/wheel-venv, as users run it). The
-reads are measured as users run them, handed to the kept command server (the first read starts
-it; that run is its own figure), and each in its own process (SOLOGRAPH_CLI_SERVER=off):
+venv (editable install) and an installed wheel (bench/.work/wheel-venv, as users run it). Each
+command runs in its own process, as users run it:
   --version                      target <= 1.5x the floor
   symbols Q --json               target <= 2.5x the floor
   sessions Q --json, kb Q --json target <= 3x the floor + the read's in-process time
@@ -19,13 +18,10 @@ import argparse
 import json
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -39,11 +35,6 @@ from solograph.config import Settings  # noqa: E402
 from solograph.kb.sync import index_kb  # noqa: E402
 from solograph.portfolio.sync import refresh_registry, scan_portfolio  # noqa: E402
 from solograph.sessions.sync import sync_sessions  # noqa: E402
-from tests.support.command_server import (  # noqa: E402
-    handed_over,
-    private_runtime,
-    server_env,
-)
 from tests.support.transcripts import Transcripts  # noqa: E402
 
 TOPICS = ("webhook retry", "billing export", "oauth token refresh", "sqlite migration",
@@ -139,24 +130,6 @@ def clean_env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
-@contextmanager
-def server_modes(solograph: str, env: dict[str, str]) -> Iterator[tuple[dict, dict]]:
-    """(kept, own): `env` reaching a kept command server in a private runtime folder (the
-    first read starts it; stopped on exit), and `env` running every command in its own
-    process."""
-    runtime = private_runtime()
-    try:
-        yield server_env(env, runtime), {**env, "SOLOGRAPH_CLI_SERVER": "off"}
-    finally:
-        subprocess.run([solograph, "cli-server", "--stop"], env=server_env(env, runtime),
-                       stdout=subprocess.DEVNULL, check=False)
-        shutil.rmtree(runtime, ignore_errors=True)
-
-
-def served(solograph: str, env: dict) -> bool:
-    return handed_over([solograph, "symbols", "billing", "--json"], env)
-
-
 def in_process_ms(settings: Settings, runs: int) -> dict[str, float]:
     """The same reads in this process: what a command adds to them is its start-up."""
     calls = {"sessions": lambda: reads.session_search(settings, "webhook retry"),
@@ -184,34 +157,24 @@ def measure(label: str, bin_dir: Path, settings: Settings, runs: int,
                          "cwd": cwd, "prompt": "how does the setup work here"}).encode()
     start = json.dumps({"hook_event_name": "SessionStart", "session_id": "bench",
                         "cwd": cwd, "source": "startup"}).encode()
-    # The reads as users run them (handed to the kept command server, which the first one
-    # starts) and each in its own process (SOLOGRAPH_CLI_SERVER=off), interleaved.
     reads = {"symbols": ["symbols", "billing charge", "--json"],
              "sessions": ["sessions", "webhook retry", "--json"],
              "kb": ["kb", "billing charge", "--json"]}
     hook = [sg, "hook", "--kb-path", str(settings.kb_path)]
-    with server_modes(sg, env) as (kept, own):
-        commands = {
-            "floor": ([python, "-c", "pass"], None, own),
-            "version": ([sg, "--version"], None, own),
-            **{name: ([sg, *argv], None, kept) for name, argv in reads.items()},
-            **{f"{name} own": ([sg, *argv], None, own) for name, argv in reads.items()},
-            "hook prompt": (hook, prompt, kept), "hook start": (hook, start, kept),
-            "hook prompt own": (hook, prompt, own), "hook start own": (hook, start, own),
-        }
-        samples: dict[str, list[float]] = {name: [] for name in commands}
-        cpu: dict[str, list[float]] = {name: [] for name in commands}
-        for cmd, stdin, _env in commands.values():  # warm the page cache, no server yet
-            timed_run(cmd, own, stdin)
-        first_read = timed_run([sg, *reads["symbols"]], kept)  # it runs here and starts one
-        for cmd, stdin, run_env in commands.values():
-            timed_run(cmd, run_env, stdin)
-        if not served(sg, kept):
-            log("the command server did not start: the kept rows are own-process runs")
-        for _ in range(runs):
-            for name, (cmd, stdin, run_env) in commands.items():
-                samples[name].append(timed_run(cmd, run_env, stdin))
-                cpu[name].append(CPU_MS[-1])
+    commands = {
+        "floor": ([python, "-c", "pass"], None),
+        "version": ([sg, "--version"], None),
+        **{name: ([sg, *argv], None) for name, argv in reads.items()},
+        "hook prompt": (hook, prompt), "hook start": (hook, start),
+    }
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    for cmd, stdin in commands.values():  # warm the page cache
+        timed_run(cmd, env, stdin)
+    for _ in range(runs):
+        for name, (cmd, stdin) in commands.items():
+            samples[name].append(timed_run(cmd, env, stdin))
+            cpu[name].append(CPU_MS[-1])
     mcp, through_sdk = [], []
     for _ in range(max(3, runs // 3)):
         mcp.append(mcp_stdio(sg, env))
@@ -224,9 +187,7 @@ def measure(label: str, bin_dir: Path, settings: Settings, runs: int,
 
     def ratio(name: str, target: float, extra: float = 0.0) -> Figure:
         allowed = target * floor + extra
-        title = (f"{name.removesuffix(' own')}, in its own process" if name.endswith(" own")
-                 else f"{name}, kept server" if name in reads else name)
-        return Figure(f"{label}: {title} (x python -c pass)", p50[name] / floor, "x",
+        return Figure(f"{label}: {name} (x python -c pass)", p50[name] / floor, "x",
                       f"<= {target:g}x" + (f" + {extra:.0f} ms in-process" if extra else ""),
                       p50[name] <= allowed, key=f"{label}_{name.replace(' ', '_')}_ratio",
                       extra={"ms": p50[name], "floor_ms": floor, "cpu_ms": cpu50[name],
@@ -234,9 +195,7 @@ def measure(label: str, bin_dir: Path, settings: Settings, runs: int,
                              "cpu_ratio": cpu50[name] / cpu50["floor"]})
 
     def cpu_ratio(name: str) -> Figure:
-        # A kept read's CPU is the client's: the server's share is not this process's child.
-        what = "CPU" if name.endswith(" own") or name == "version" else "the client's CPU"
-        return Figure(f"{label}: {name}, {what} (x python -c pass CPU)",
+        return Figure(f"{label}: {name}, CPU (x python -c pass CPU)",
                       cpu50[name] / cpu50["floor"], "x", key=f"{label}_{name.replace(' ', '_')}"
                       "_cpu_ratio", extra={"cpu_ms": cpu50[name], "floor_cpu_ms": cpu50["floor"]})
 
@@ -247,19 +206,10 @@ def measure(label: str, bin_dir: Path, settings: Settings, runs: int,
         Figure(f"{label}: python -c pass", floor, "ms", key=f"{label}_floor_ms"),
         ratio("version", 1.5), ratio("symbols", 2.5),
         ratio("sessions", 3, inproc["sessions"]), ratio("kb", 3, inproc["kb"]),
-        ratio("symbols own", 2.5),
-        ratio("sessions own", 3, inproc["sessions"]), ratio("kb own", 3, inproc["kb"]),
-        Figure(f"{label}: symbols, the first read (it starts the server)", first_read, "ms",
-               key=f"{label}_symbols_first_ms", extra={"own_process_ms": p50["symbols own"]}),
-        Figure(f"{label}: hook, prompt event p50, kept server", p50["hook prompt"], "ms",
+        Figure(f"{label}: hook, prompt event p50", p50["hook prompt"], "ms",
                "<= 60 ms", p50["hook prompt"] <= 60, key=f"{label}_hook_prompt_ms"),
-        Figure(f"{label}: hook, SessionStart p50, kept server", p50["hook start"], "ms",
+        Figure(f"{label}: hook, SessionStart p50", p50["hook start"], "ms",
                "<= 60 ms", p50["hook start"] <= 60, key=f"{label}_hook_start_ms"),
-        Figure(f"{label}: hook, prompt event p50, in its own process", p50["hook prompt own"],
-               "ms", "<= 60 ms", p50["hook prompt own"] <= 60,
-               key=f"{label}_hook_prompt_own_ms"),
-        Figure(f"{label}: hook, SessionStart p50, in its own process", p50["hook start own"],
-               "ms", "<= 60 ms", p50["hook start own"] <= 60, key=f"{label}_hook_start_own_ms"),
         Figure(f"{label}: mcp stdio, initialize answered", init, "ms", "<= 300 ms",
                init <= 300, key=f"{label}_mcp_initialize_ms"),
         Figure(f"{label}: mcp stdio, first symbol_search", first, "ms", "<= 500 ms",
@@ -268,11 +218,10 @@ def measure(label: str, bin_dir: Path, settings: Settings, runs: int,
         Figure(f"{label}: mcp stdio, first call through the SDK (baseline)", sdk_first, "ms",
                key=f"{label}_mcp_first_call_sdk_ms"),
         Figure(f"{label}: python -c pass, CPU", cpu50["floor"], "ms", key=f"{label}_floor_cpu_ms"),
-        *(cpu_ratio(name) for name in ("version", "symbols", "sessions", "kb", "symbols own",
-                                       "sessions own", "kb own")),
-        Figure(f"{label}: hook, prompt event CPU p50, own process", cpu50["hook prompt own"],
+        *(cpu_ratio(name) for name in ("version", "symbols", "sessions", "kb")),
+        Figure(f"{label}: hook, prompt event CPU p50", cpu50["hook prompt"],
                "ms", key=f"{label}_hook_prompt_cpu_ms"),
-        Figure(f"{label}: hook, SessionStart CPU p50, own process", cpu50["hook start own"],
+        Figure(f"{label}: hook, SessionStart CPU p50", cpu50["hook start"],
                "ms", key=f"{label}_hook_start_cpu_ms"),
         Figure(f"{label}: sessions search in-process p50", inproc["sessions"], "ms",
                key=f"{label}_sessions_inprocess_ms"),
@@ -282,8 +231,8 @@ def measure(label: str, bin_dir: Path, settings: Settings, runs: int,
 
 
 def lane_figures(bin_dir: Path, runs: int) -> list[Figure]:
-    """A fused KB read (the meaning lane on, every page embedded) as a command, kept and in its
-    own process: the kept server has numpy and the model loaded before it forks."""
+    """A fused KB read (the meaning lane on, every page embedded) as a command: numpy and the
+    model load in the command's own process."""
     from solograph.semantic import available
     from solograph.semantic.stores import embed_store
     from tests.support.kb import make_kb
@@ -301,20 +250,9 @@ def lane_figures(bin_dir: Path, runs: int) -> list[Figure]:
                     SOLOGRAPH_SEMANTIC="on")
     sg = str(bin_dir / "solograph")
     cmd = [sg, "kb", "how do I keep the agent in a box", "--json"]
-    samples: dict[str, list[float]] = {"kept": [], "own": []}
-    with server_modes(sg, env) as (kept, own):
-        timed_run(cmd, kept)  # starts the server
-        if not served(sg, kept):
-            time.sleep(3)  # the model loads before the server listens
-        for _ in range(max(5, runs // 2)):
-            samples["kept"].append(timed_run(cmd, kept))
-            samples["own"].append(timed_run(cmd, own))
-    kept50, own50 = statistics.median(samples["kept"]), statistics.median(samples["own"])
-    return [Figure("dev: fused kb read (lane on), kept server", kept50, "ms",
-                   key="dev_lane_kb_kept_ms", extra={"own_process_ms": own50,
-                                                     "ratio": own50 / kept50}),
-            Figure("dev: fused kb read (lane on), in its own process (baseline)", own50, "ms",
-                   key="dev_lane_kb_own_ms")]
+    timed_run(cmd, env)  # the page cache
+    own50 = statistics.median(timed_run(cmd, env) for _ in range(max(5, runs // 2)))
+    return [Figure("dev: fused kb read (lane on)", own50, "ms", key="dev_lane_kb_own_ms")]
 
 
 def main(argv: list[str] | None = None) -> int:

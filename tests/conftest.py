@@ -4,7 +4,6 @@ import os
 import shutil
 import sqlite3
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,15 +11,6 @@ from hypothesis import settings as hypothesis_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# No command the suite runs reaches a kept command server unless its test makes a private
-# runtime folder for one (tests/support/command_server.py): the suite's own is readable by
-# others, which the client takes as "run here". Tests that rebuild the environment without the
-# SOLOGRAPH_ variables keep XDG_RUNTIME_DIR, so this holds for them too.
-_RUNTIME = Path(tempfile.mkdtemp(prefix="solograph-tests-run-"))
-(_RUNTIME / "solograph").mkdir(mode=0o755)
-os.chmod(_RUNTIME / "solograph", 0o755)
-os.environ["XDG_RUNTIME_DIR"] = str(_RUNTIME)
-os.environ["SOLOGRAPH_CLI_SERVER"] = "off"
 sys.path.insert(0, str(ROOT))  # for `tests.support`
 
 from solograph.config import Settings  # noqa: E402

@@ -11,8 +11,6 @@ import sys
 
 from solograph import __version__
 
-# No `from __future__ import annotations` here or in command_client: importing __future__ is
-# a fifth of what a read handed to the command server imports.
 TYPE_CHECKING = False  # typing itself costs `--version` a third of its start-up
 if TYPE_CHECKING:
     import argparse
@@ -46,7 +44,6 @@ EPILOG = """examples:
   solograph index-kb                       warm the KB index (searches sync by themselves)
   solograph refresh                        the nightly job (cron): registry, scan, sessions, KB
   solograph mcp                            the MCP server over stdio (what `claude mcp add` runs)
-  solograph cli-server --status            the warm process that answers the reads, if one runs
 
 environment:
   SOLOGRAPH_HOME        where the indexes live (default ~/.solo)
@@ -54,7 +51,6 @@ environment:
   SOLOGRAPH_SCOPE       project names a scan is limited to (or `scope:` in .solograph.yaml)
   CLAUDE_PROJECTS_PATH  Claude Code's transcripts (default ~/.claude/projects)
   KB_PATH               the knowledge base folder (the CLI's default: this folder)
-  SOLOGRAPH_CLI_SERVER  off: every command in its own process (default auto: reads warm)
 """
 
 # The hand-made command modules, in the order `--help` lists them.
@@ -62,13 +58,8 @@ MODULES = ("portfolio", "sessions", "kb", "sources", "refresh", "usage", "serve"
 PACKAGE = "solograph_services.cli."
 
 
-# Every command's parser, built once by a process that runs many commands (the kept command
-# server builds it before it forks); a one-command process builds only its own.
-PREBUILT: list = []
-
-
 def _module(name: str):
-    import importlib  # not at the top: a read handed to the command server never needs it
+    import importlib  # not at the top: `--version` and the hook never need it
 
     return importlib.import_module(PACKAGE + name)
 
@@ -113,20 +104,9 @@ def build_parser(command: str | None = None) -> "tuple[argparse.ArgumentParser, 
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command, run in this process: with the rights, limits and environment of the
+    process the user started."""
     argv = sys.argv[1:] if argv is None else argv
-    from solograph_services.cli import command_client
-
-    code = command_client.run(argv)  # a read, handed to the kept command server
-    if code is not None:
-        return code
-    try:
-        return run_here(argv)
-    finally:
-        command_client.start_pending()
-
-
-def run_here(argv: list[str]) -> int:
-    """The command, run in this process."""
     if argv in (["--version"], ["-V"]):
         print(f"solograph {__version__}")
         return 0
@@ -149,7 +129,7 @@ def _run(argv: list[str]) -> int:
     from solograph.errors import SolographError
 
     command = argv[0] if argv and not argv[0].startswith("-") else None
-    parser, runs = PREBUILT[0] if PREBUILT else build_parser(command)
+    parser, runs = build_parser(command)
     args = parser.parse_args(argv)
     if not args.command:
         parser.print_help()

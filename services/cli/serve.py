@@ -15,8 +15,6 @@ COMMANDS = {
     "worker": "a Celery worker (needs SOLOGRAPH_REDIS_URL)",
     "beat": "the Celery beat schedule: the nightly refresh (run exactly one)",
     "http": "the sources search API for SearXNG (/search, /sources)",
-    "cli-server": "the kept command server that answers the command line's reads warm: "
-                  "--status, --stop, or run it here",
 }
 PORTS = {"mcp": ("SOLOGRAPH_MCP_PORT", 8766), "api": ("SOLOGRAPH_API_PORT", 8765),
          "http": ("SOLOGRAPH_SEARCH_PORT", 8002)}
@@ -31,21 +29,6 @@ def add(sub: argparse._SubParsersAction, name: str) -> None:
         setting, port = PORTS[name]
         p.add_argument("--host", help="bind address (default SOLOGRAPH_HOST or 127.0.0.1)")
         p.add_argument("--port", type=int, help=f"port (default {setting} or {port})")
-    if name == "cli-server":
-        p.epilog = ("A read (symbols, sessions, kb, ...) hands itself to this server, which "
-                    "has the imports done: it forks,\nthe child takes the command's terminal or "
-                    "pipe, folder and environment, and runs it. The first read\nstarts one; it "
-                    "leaves after SOLOGRAPH_CLI_SERVER_IDLE_S seconds unused (900) or when the "
-                    "installed\ncode changes. SOLOGRAPH_CLI_SERVER=off runs every command in "
-                    "its own process.\n\nexamples:\n  solograph cli-server --status --json\n"
-                    "  solograph cli-server --stop\n  solograph cli-server --idle 0      "
-                    "# in the foreground, until stopped (a systemd unit)")
-        group = p.add_mutually_exclusive_group()
-        group.add_argument("--status", action="store_true", help="whether one runs, and where")
-        group.add_argument("--stop", action="store_true", help="stop the running one")
-        p.add_argument("--idle", type=float, metavar="SECONDS",
-                       help="in the foreground: leave after this long unused (0: never)")
-        p.add_argument("--json", action="store_true", help="--status as JSON")
     if name == "worker":
         p.add_argument("-Q", "--queues", default=None,
                        help="queues to consume, comma-separated (default: all of them)")
@@ -55,10 +38,6 @@ def add(sub: argparse._SubParsersAction, name: str) -> None:
 def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command in PORTS and args.host:
         settings = settings.bind(args.host)  # `--host` decides the bind, and the token rule
-    if args.command == "cli-server":
-        from solograph_services.cli.command_server import command
-
-        return command(args)
     if args.command == "mcp":
         if args.http:
             from solograph_services.mcp.server import serve_http

@@ -1,6 +1,5 @@
-"""One implementation of every read: the CLI `--json` (in its own process and handed to the kept
-command server), the HTTP API, MCP over stdio and MCP over streamable HTTP (the SDK's real
-client) return the same bytes, answers and errors alike,
+"""One implementation of every read: the CLI `--json`, the HTTP API, MCP over stdio and MCP over
+streamable HTTP (the SDK's real client) return the same bytes, answers and errors alike,
 with the meaning lane off and on (on: every store embedded first, so no read embeds)."""
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from mcp.client.streamable_http import streamable_http_client
 
 from solograph.config import Settings
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
-from tests.support.command_server import kept_server
 from tests.support.kb import make_kb
 from tests.support.portfolio import make_portfolio
 from tests.support.procs import free_port, process, solograph_cmd, wait_for_http
@@ -136,8 +134,8 @@ def servers(indexed, tmp_path_factory):
         yield f"http://127.0.0.1:{api_port}", f"http://127.0.0.1:{mcp_port}"
 
 
-def via_cli(settings: Settings, tool: str, args: dict, env: dict | None = None) -> str:
-    """The command's stdout; `env` reaching a kept command server hands it over."""
+def via_cli(settings: Settings, tool: str, args: dict) -> str:
+    """The command's stdout."""
     if tool == "symbol_search":
         argv = ["symbols", args["query"]]
         if "project" in args:
@@ -167,7 +165,7 @@ def via_cli(settings: Settings, tool: str, args: dict, env: dict | None = None) 
         action = args["action"]
         positional = args.get("project") or args.get("package") or args.get("name")
         argv = [action, *([positional] if positional else [])]
-    out = subprocess.run(solograph_cmd(*argv, "--json"), env=env or child_env(settings),
+    out = subprocess.run(solograph_cmd(*argv, "--json"), env=child_env(settings),
                          capture_output=True, text=True, timeout=60)
     return out.stdout.rstrip("\n")
 
@@ -208,16 +206,10 @@ async def test_every_read_is_the_same_bytes_everywhere(indexed, servers):
     api_base, mcp_base = servers
     command, *argv = solograph_cmd("mcp")
     stdio = StdioServerParameters(command=command, args=argv, env=child_env(indexed))
-    with kept_server(child_env(indexed)) as kept:
-        await _compare(indexed, api_base, mcp_base, stdio, kept)
-
-
-async def _compare(indexed, api_base, mcp_base, stdio, kept) -> None:
     async with Client(stdio) as over_stdio, http_client(mcp_base) as over_http:
         for tool, args in CASES:
             answers = {
                 "cli": via_cli(indexed, tool, args),
-                "cli-kept-server": via_cli(indexed, tool, args, kept),
                 "api": via_api(api_base, tool, args),
                 "mcp-stdio": await via_mcp(over_stdio, tool, args),
                 "mcp-http": await via_mcp(over_http, tool, args),

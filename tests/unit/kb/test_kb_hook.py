@@ -213,7 +213,6 @@ def test_the_hook_imports_nothing_heavy():
                           capture_output=True, text=True, timeout=30,
                           env={**os.environ, "SOLOGRAPH_HOME": "/nonexistent"})
     assert done.stderr.strip() == ("['solograph_services', 'solograph_services.cli', "
-                                   "'solograph_services.cli.command_client', "
                                    "'solograph_services.cli.main', 'solograph_services.hook', "
                                    "'solograph_services.hook.main']")
 
