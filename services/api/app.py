@@ -330,4 +330,6 @@ class _TcpConfig(uvicorn.Config):
 
 def app_from_env() -> FastAPI:
     """The factory uvicorn's worker processes call (`SOLOGRAPH_WEB_WORKERS` > 1)."""
-    return create_app(Settings.from_env())
+    from solograph.semantic import available
+
+    return create_app(Settings.from_env(lane_available=available))

@@ -136,8 +136,9 @@ def _run(argv: list[str]) -> int:
         return 0
     try:
         from solograph.config import Settings
+        from solograph.semantic import available
 
-        return runs[args.command](Settings.from_env(), args)
+        return runs[args.command](Settings.from_env(lane_available=available), args)
     except SolographError as exc:
         from solograph_services.cli.output import report_error
 

@@ -8,6 +8,7 @@ import sys
 
 from solograph.config import Settings
 from solograph.errors import SolographError
+from solograph.semantic import available
 from solograph_services.search.app import serve
 
 
@@ -18,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, help="port (default SOLOGRAPH_SEARCH_PORT or 8002)")
     args = parser.parse_args(argv)
     try:
-        settings = Settings.from_env()
+        settings = Settings.from_env(lane_available=available)
         serve(settings.with_(host=args.host or settings.host,
                              search_port=args.port or settings.search_port))
     except SolographError as exc:

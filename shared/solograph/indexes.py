@@ -4,6 +4,7 @@ an index is a package with the four entry modules and one line here."""
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 from solograph.errors import BadQuery
 from solograph.index import Answer, Index, Job
@@ -17,7 +18,14 @@ PACKAGES = [
 
 
 def all_indexes() -> tuple[Index, ...]:
-    return tuple(importlib.import_module(p).INDEX for p in PACKAGES)
+    found = tuple(importlib.import_module(p).INDEX for p in PACKAGES)
+    for index in found:
+        if index.migrations:  # an index outside the core ships its own: the store is told
+            from solograph.store import add_migrations  # not at the top: `--help` opens no store
+
+            module = importlib.import_module(index.migrations)
+            add_migrations(index.name, Path(str(module.__file__)).parent / index.name)
+    return found
 
 
 def get(name: str) -> Index:

@@ -19,6 +19,18 @@ from solograph.errors import NotIndexed, QueryTimeout, StoreError
 
 BUSY_TIMEOUT_S = 10.0
 
+# The migrations folder of each store that ships its own outside `solograph.migrations` (an
+# index outside the core), as the index list tells it (`add_migrations`).
+_OWN_MIGRATIONS: dict[str, Path] = {}
+
+
+def add_migrations(store: str, folder: Path) -> None:
+    """Where `store`'s migrations live when they are not in `solograph.migrations`."""
+    if _OWN_MIGRATIONS.get(store) != folder:
+        _OWN_MIGRATIONS[store] = folder
+        for cached in (migration_files, migration_names, _migrations_folder):
+            cached.cache_clear()
+
 
 @cache
 def migration_files(store: str) -> tuple[tuple[str, str], ...]:
@@ -43,22 +55,10 @@ def _migrations_folder(store: str) -> Path:
 
     folder = Path(package.__file__).parent / store
     if not folder.is_dir():
-        folder = _index_migrations(store)
-    if folder is None or not folder.is_dir():
+        folder = _OWN_MIGRATIONS.get(store, folder)
+    if not folder.is_dir():
         raise StoreError(f"no migrations for store {store!r}")
     return folder
-
-
-def _index_migrations(store: str) -> Path | None:
-    """The migrations folder of an index that ships its own (`Index.migrations`)."""
-    import importlib
-
-    from solograph.indexes import all_indexes
-
-    for index in all_indexes():
-        if index.name == store and index.migrations:
-            return Path(importlib.import_module(index.migrations).__file__).parent / store
-    return None
 
 
 def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:

@@ -138,3 +138,73 @@ def test_queue_names_are_the_indexes_plus_the_admitted_ones():
     assert {job.queue for job in job_table().values()} <= names | set(ADMITTED_QUEUES)
     assert {name: part.queue for name, part in SCAN_PARTS.items()} == {
         "read": "scan", "write": "portfolio", "finish": "portfolio"}
+
+
+INDEX_PACKAGES = ("portfolio", "sessions", "kb", "sources")
+
+
+def core_module(path: Path) -> str:
+    parts = list(path.relative_to(CORE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def core_imports(path: Path, modules: set[str]) -> set[str]:
+    """The core modules `path` imports anywhere: at the top, inside functions, and for type
+    checking only (a type-only import is still a knot in the layers). `from package import
+    module` is an edge to the module, not to the package it comes from."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            subs = {f"{node.module}.{alias.name}" for alias in node.names}
+            found |= subs & modules or {node.module}
+            found |= {node.module} if subs - modules else set()
+    return found & modules - {core_module(path)}
+
+
+def test_settings_and_the_store_import_no_index_and_no_lane():
+    modules = {core_module(p) for p in CORE.rglob("*.py")}
+    for name in ("config.py", "store.py"):
+        reached = core_imports(CORE / name, modules)
+        bad = {m for m in reached if m.split(".")[1] in (*INDEX_PACKAGES, "semantic",
+                                                         "indexes", "index")}
+        assert bad == set(), (name, bad)
+
+
+# A type-only import in a pair of modules that another change owns: the one knot left.
+KNOWN_KNOTS = [["solograph.kb.score", "solograph.kb.search"]]
+
+
+def test_the_core_has_no_import_cycle():
+    paths = {core_module(p): p for p in CORE.rglob("*.py")}
+    graph = {m: core_imports(p, set(paths)) for m, p in paths.items()}
+    # Tarjan's strongly connected components: a component of more than one module is a cycle.
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    knots: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for nxt in graph[node]:
+            if nxt not in order:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                knots.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    assert sorted(knots) == KNOWN_KNOTS

@@ -13,7 +13,7 @@ import re
 import time
 from pathlib import Path
 
-from solograph.kb.paths import sha256_hex
+from solograph.digest import sha256_hex
 
 KEEP_S = 7 * 24 * 3600
 _SAFE = re.compile(r"^[A-Za-z0-9_-]{1,80}$")

@@ -10,10 +10,10 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+from solograph.config import kb_db_path
 from solograph.errors import NotIndexed
 from solograph.index import Handle
 from solograph.kb.layout import Layout, config_stat, load_layout
-from solograph.kb.paths import kb_db_path
 from solograph.store import RULES_KEY, connect_writer, get_meta, set_meta, stored_rules, transaction
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
@@ -109,18 +109,3 @@ def _check_rules(conn: sqlite3.Connection) -> None:
 
 def db_path(settings: Settings) -> Path:
     return settings.kb_db
-
-
-def rebuild(settings: Settings) -> dict:
-    """Every page read again from the folder, which writes its full-text rows anew."""
-    from solograph.kb.sync import sync
-
-    kb = open_kb(settings.home, configured(settings), settings=settings)
-    try:
-        with transaction(kb.conn):
-            kb.conn.execute("UPDATE docs SET size = -1")
-        report = sync(kb, max_bytes=settings.max_file_bytes)
-        return {"index": STORE, "rows": report.docs,
-                "summary": f"kb: {report.docs} documents, {report.read} read again"}
-    finally:
-        kb.close()

@@ -27,7 +27,7 @@ from solograph.frozen import Record, factory
 from solograph.index import Synced
 from solograph.kb.layout import Layout, missing_folders
 from solograph.kb.resolve import Resolver
-from solograph.kb.store import KbIndex, configured, open_kb
+from solograph.kb.store import STORE, KbIndex, configured, open_kb
 from solograph.kb.walk import walk
 from solograph.store import transaction
 from solograph.text.tokens import index_text
@@ -366,3 +366,15 @@ def index_kb(settings: Settings) -> dict:
     finally:
         kb.close()
 
+
+def rebuild(settings: Settings) -> dict:
+    """Every page read again from the folder, which writes its full-text rows anew."""
+    kb = open_kb(settings.home, configured(settings), settings=settings)
+    try:
+        with transaction(kb.conn):
+            kb.conn.execute("UPDATE docs SET size = -1")
+        report = sync(kb, max_bytes=settings.max_file_bytes)
+        return {"index": STORE, "rows": report.docs,
+                "summary": f"kb: {report.docs} documents, {report.read} read again"}
+    finally:
+        kb.close()

