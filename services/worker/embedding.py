@@ -14,17 +14,16 @@ an `embed_<store>` sent meanwhile (after every sync) a no-op.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 import redis
 from celery import Celery, Task
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 from solograph.config import Settings
-from solograph.errors import SolographError
 from solograph.indexes import all_indexes
 from solograph.semantic import enabled, remote
 from solograph_services.common.jobs import job_table
+from solograph_services.worker.context import EXPECTED, WorkerContext
 
 MARK = "solograph:embedding:"
 MARK_TTL_S = 600
@@ -54,7 +53,8 @@ def queue_embedding(app: Celery, settings: Settings, store: str) -> str | None:
         return None
 
 
-def register(app: Celery, settings: Settings, client: Callable[[], redis.Redis]) -> None:
+def register(worker: WorkerContext) -> None:
+    app, settings, client = worker.app, worker.settings, worker.client
     jobs = job_table()
 
     def next_round(store: str) -> dict:
@@ -70,7 +70,7 @@ def register(app: Celery, settings: Settings, client: Callable[[], redis.Redis])
         return {"store": store, "queued": len(work["items"])}
 
     def start_task(store: str, job: str) -> None:
-        @app.task(name=jobs[job].task, bind=True, throws=(SolographError,))
+        @app.task(name=jobs[job].task, bind=True, throws=EXPECTED)
         def start(self: Task) -> dict:
             if not enabled(settings):
                 return {"store": store, "skipped": "the meaning lane is off"}
@@ -85,11 +85,11 @@ def register(app: Celery, settings: Settings, client: Callable[[], redis.Redis])
     for store, job in embed_jobs().items():
         start_task(store, job)
 
-    @app.task(name=jobs["embed_texts"].task, throws=(SolographError,))
+    @app.task(name=jobs["embed_texts"].task, throws=EXPECTED)
     def embed_texts(texts: list[str]) -> dict:
         return remote.embed_texts(texts)
 
-    @app.task(name=SAVE_TASK, bind=True, throws=(SolographError,))
+    @app.task(name=SAVE_TASK, bind=True, throws=EXPECTED)
     def save_vectors(self: Task, done: dict, store: str, work: dict) -> dict:
         try:
             report = remote.save(settings, store, work, done)

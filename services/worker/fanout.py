@@ -24,20 +24,27 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Callable
 from types import SimpleNamespace
 
 import redis
-from celery import Celery, Task, chain, chord, group, states
+from celery import Task, chain, chord, group, states
 
 from solograph import readers
 from solograph.config import Settings
 from solograph.portfolio.plan import batches
 from solograph.portfolio.read import read_batch
 from solograph.portfolio.store import open_writer
-from solograph.portfolio.sync import finish_scanned, plan_scan, write_scanned
+from solograph.portfolio.sync import (
+    failed_run,
+    finish_scanned,
+    plan_scan,
+    project_run,
+    scan_result,
+    write_scanned,
+)
 from solograph_services.common.jobs import SCAN_PARTS, job_table
 from solograph_services.worker import locks, writes
+from solograph_services.worker.context import EXPECTED, MAX_RETRIES, WorkerContext, transient
 
 MAX_DELIVERIES = 3
 KEY_TTL_S = 24 * 3600
@@ -46,8 +53,6 @@ REPORTS = ":reports"  # PROGRESS + job id + this: each project's report, once wr
 STORE = "portfolio"
 
 log = logging.getLogger("solograph.fanout")
-Clients = Callable[[], redis.Redis]
-Owner = Callable[[Task], str]
 
 
 def start(task: Task, settings: Settings, client: redis.Redis, *, owner: str,
@@ -90,15 +95,15 @@ def job_table_parts() -> dict[str, str]:
     return {name: part.task for name, part in SCAN_PARTS.items()}
 
 
-def register(app: Celery, settings: Settings, client: Clients, owner: Owner,
-             retrying: Callable[[Task, Callable[[], dict]], dict],
-             expected: tuple[type[Exception], ...],
-             transient: Callable[[BaseException], bool]) -> None:
-    """Bind the three parts of a spread scan to `app` (see the module's docstring)."""
+def register(worker: WorkerContext) -> None:
+    """Bind the three parts of a spread scan to the worker's app (see the module's
+    docstring)."""
+    app, settings = worker.app, worker.settings
+    client, owner, retrying = worker.client, worker.owner, worker.retrying
     parts = job_table_parts()
 
     @app.task(name=parts["read"], bind=True, acks_late=True, reject_on_worker_lost=True,
-              throws=expected)
+              throws=EXPECTED)
     def scan_read(self: Task, batch: dict, *, job_id: str, project: str,
                   max_file_bytes: int) -> dict:
         """Parse one batch of files; needs the files, never the store."""
@@ -110,7 +115,7 @@ def register(app: Celery, settings: Settings, client: Clients, owner: Owner,
                     "error": f"a batch of {len(batch['files'])} files stopped its worker "
                              f"{MAX_DELIVERIES} times; the project was left as it was"}
         out = read_batch(batch, max_file_bytes=max_file_bytes)
-        _bump(app, client, job_id, project=project, files=len(batch["files"]))
+        _bump(worker, job_id, project=project, files=len(batch["files"]))
         return {**out, "host": host}
 
     def writer() -> sqlite3.Connection:
@@ -130,19 +135,17 @@ def register(app: Celery, settings: Settings, client: Clients, owner: Owner,
             except sqlite3.DatabaseError as exc:
                 if transient(exc):
                     raise  # it stays first in line, for the next writer
-                report = {"project": name, "read_by": write["read_by"],
-                          "error": f"the project could not be written and was left as it "
-                                   f"was: {exc}"}
+                report = failed_run(name, f"the project could not be written and was left "
+                                          f"as it was: {exc}", read_by=write["read_by"])
             else:
-                report = {"project": name, "waited_s": round(waited, 3), "started": started,
-                          "finished": time.time(), "summary": written["summary"],
-                          "report": written["report"], "changed": written["changed"],
-                          "read_by": write["read_by"]}
+                report = {**project_run(name, written, waited_s=waited, started=started,
+                                        read_by=write["read_by"]),
+                          "changed": written["changed"]}  # for the finish, not the result
         _keep(client(), job_id, report)
-        _bump(app, client, job_id, project=name, projects=1)
+        _bump(worker, job_id, project=name, projects=1)
 
     @app.task(name=parts["write"], bind=True, acks_late=True, reject_on_worker_lost=True,
-              max_retries=5, throws=expected)
+              max_retries=MAX_RETRIES, throws=EXPECTED)
     def scan_write(self: Task, results: list[dict] | dict, *, plan: dict, job_id: str) -> dict:
         """Offer one project's write to the store's writer, and be that writer if none is."""
         results = [results] if isinstance(results, dict) else list(results)
@@ -150,8 +153,8 @@ def register(app: Celery, settings: Settings, client: Clients, owner: Owner,
         hosts = sorted({r.get("host", "") for r in results} - {""})
         failed = [r["error"] for r in results if r.get("error")]
         if failed:
-            _keep(client(), job_id, {"project": name, "error": failed[0], "read_by": hosts})
-            _bump(app, client, job_id, project=name, projects=1)
+            _keep(client(), job_id, failed_run(name, failed[0], read_by=hosts))
+            _bump(worker, job_id, project=name, projects=1)
             return {"project": name}
 
         def work() -> dict:
@@ -162,7 +165,7 @@ def register(app: Celery, settings: Settings, client: Clients, owner: Owner,
             return {"project": name}
         return retrying(self, work)
 
-    @app.task(name=parts["finish"], bind=True, max_retries=5, throws=expected)
+    @app.task(name=parts["finish"], bind=True, max_retries=MAX_RETRIES, throws=EXPECTED)
     def scan_finish(self: Task, offered: list[dict], *, job_id: str, registry: dict | None,
                     missing: list[str]) -> dict:
         """The writes still waiting, then the job's result: every project's report, the
@@ -178,12 +181,9 @@ def register(app: Celery, settings: Settings, client: Clients, owner: Owner,
         reports = retrying(self, work)
         with contextlib.suppress(redis.RedisError):  # else they expire by themselves
             client().delete(PROGRESS + job_id, PROGRESS + job_id + REPORTS)
-        done = [reports.get(o["project"]) or {"project": o["project"],
-                                              "error": "its write was lost"} for o in offered]
-        return {"registry": registry,
-                "projects": [{k: v for k, v in r.items() if k != "changed"}
-                             for r in done if "error" not in r],
-                "failed": [r for r in done if "error" in r], "missing": missing}
+        done = [reports.get(o["project"])
+                or failed_run(o["project"], "its write was lost", read_by=[]) for o in offered]
+        return scan_result(registry=registry, runs=done, missing=missing)
 
 
 def _keep(client: redis.Redis, job_id: str, report: dict) -> None:
@@ -211,13 +211,13 @@ def _deliveries(client: redis.Redis, task_id: str) -> int:
         return 1
 
 
-def _bump(app: Celery, client: Clients, job_id: str, *, project: str, files: int = 0,
+def _bump(worker: WorkerContext, job_id: str, *, project: str, files: int = 0,
           projects: int = 0) -> None:
     """Count what is done and show it as the job's progress; best effort (a broker fault
     loses a progress line, never the work)."""
-    key = PROGRESS + job_id
+    key, app = PROGRESS + job_id, worker.app
     try:
-        pipe = client().pipeline()
+        pipe = worker.client().pipeline()
         pipe.hincrby(key, "files_done", files)
         pipe.hincrby(key, "projects_done", projects)
         pipe.hgetall(key)

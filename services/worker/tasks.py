@@ -8,9 +8,6 @@ The `scan` job is spread over the pool (`fanout`); the nightly refresh scans in 
 
 from __future__ import annotations
 
-import os
-import socket
-import sqlite3
 import time
 from collections.abc import Callable
 
@@ -18,22 +15,18 @@ import redis
 from celery import Celery, Task
 
 from solograph.config import Settings
-from solograph.errors import SolographError
 from solograph.index import Job as IndexJob
 from solograph.index import resolve
 from solograph.indexes import all_jobs
 from solograph.portfolio import registry
-from solograph.portfolio.sync import refresh_registry, scan_portfolio
+from solograph.portfolio.sync import project_run, refresh_registry, scan_portfolio, scan_result
 from solograph.store import connect_reader
 from solograph_services.common.crawls import run_crawl
 from solograph_services.common.jobs import job_table
 from solograph_services.worker import embedding, fanout, locks
+from solograph_services.worker.context import EXPECTED, MAX_RETRIES, WorkerContext
 
-MAX_RETRIES = 5
-TRANSIENT_REDIS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 Progress = Callable[[str, int, int], None]
-# Domain errors are the user's to fix: logged as one line, without a traceback.
-EXPECTED = (SolographError,)
 
 
 def run_registry(settings: Settings, client: redis.Redis, *, owner: str) -> dict:
@@ -48,17 +41,18 @@ def run_scan(settings: Settings, client: redis.Redis, *, owner: str,
     """The registry merge (optional), then each project scanned under its own lock.
 
     Two scans of one project run one after the other; the second finds the files unchanged.
-    Each entry says when its scan ran and how long it waited for the project's lock."""
-    out: dict = {"registry": run_registry(settings, client, owner=owner) if registry else None,
-                 "projects": []}
+    Each entry says when its scan ran and how long it waited for the project's lock; the
+    result has the shape of a spread scan's (`portfolio.sync.scan_result`)."""
+    merged = run_registry(settings, client, owner=owner) if registry else None
+    runs, missing = [], []
     for name in project_names(settings, projects):
         with locks.hold(client, locks.project_lock(name), owner=owner) as waited:
             started = time.time()
             report = scan_portfolio(settings, projects=[name], progress=progress)
-            out["projects"].append({"project": name, "waited_s": round(waited, 3),
-                                    "started": started, "finished": time.time(),
-                                    "summary": report.pop("summary"), "report": report})
-    return out
+            missing += report["missing"]
+            runs.append(project_run(name, {"summary": report.pop("summary"), "report": report},
+                                    waited_s=waited, started=started, read_by=[owner]))
+    return scan_result(registry=merged, runs=runs, missing=missing)
 
 
 def project_names(settings: Settings, projects: list[str] | None) -> list[str]:
@@ -71,27 +65,6 @@ def project_names(settings: Settings, projects: list[str] | None) -> list[str]:
     finally:
         conn.close()
     return [p.name for p in chosen]
-
-
-def _transient(exc: BaseException) -> bool:
-    if isinstance(exc, TRANSIENT_REDIS):
-        return True
-    text = str(exc).lower()
-    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
-
-
-def _retrying(task: Task, work: Callable[[], dict]) -> dict:
-    """Run `work`; retry later on a redis outage or a store that stayed locked, else fail."""
-    try:
-        return work()
-    except (*TRANSIENT_REDIS, sqlite3.OperationalError) as exc:
-        if not _transient(exc):
-            raise
-        raise task.retry(exc=exc, countdown=min(300, 10 * 2 ** task.request.retries)) from None
-
-
-def _owner(task: Task) -> str:
-    return task.request.hostname or f"{socket.gethostname()}:{os.getpid()}"
 
 
 def _progress(task: Task) -> Progress | None:
@@ -109,23 +82,16 @@ def register(app: Celery, settings: Settings) -> None:
     every index's write jobs (under its store's lock where the job asks for one), then the
     jobs whose bodies are the worker's own (the scan's per-project locks, skip-if-running
     refreshes, the crawl's child process, the nightly refresh)."""
-    clients: dict[int, redis.Redis] = {}
-
-    def client() -> redis.Redis:
-        # One client per process: prefork children must not share their parent's sockets.
-        pid = os.getpid()
-        if pid not in clients:
-            clients[pid] = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=5,
-                                                socket_timeout=30)
-        return clients[pid]
+    worker = WorkerContext(app, settings)
+    client, owner, retrying = worker.client, worker.owner, worker.retrying
 
     jobs = job_table()
     embeds = set(embedding.embed_jobs().values())
     for index, job in all_jobs():
         if job.name not in OWN_BODIES and job.name not in embeds:
-            _register_job(app, settings, client, index.name, job, jobs[job.name].task)
+            _register_job(worker, index.name, job, jobs[job.name].task)
     # The meaning lane: each store's embed job, the model's queue, the save.
-    embedding.register(app, settings, client)
+    embedding.register(worker)
 
     # acks_late: a scan is idempotent (unchanged files are skipped), so a message redelivered
     # (a worker stopped before it finished, kombu puts its unacknowledged messages back) is
@@ -136,14 +102,14 @@ def register(app: Celery, settings: Settings) -> None:
               throws=EXPECTED)
     def scan(self: Task, projects: list[str] | None = None, registry: bool = True) -> dict:
         def work() -> dict:
-            owner = _owner(self)
-            report = run_registry(settings, client(), owner=owner) if registry else None
-            fanout.start(self, settings, client(), owner=owner, registry_report=report,
+            me = owner(self)
+            report = run_registry(settings, client(), owner=me) if registry else None
+            fanout.start(self, settings, client(), owner=me, registry_report=report,
                          projects=projects)
             return {}  # not reached: start replaces this task with the chord
-        return _retrying(self, work)
+        return retrying(self, work)
 
-    fanout.register(app, settings, client, _owner, _retrying, EXPECTED, _transient)
+    fanout.register(worker)
 
     @app.task(name=jobs["nightly"].task, bind=True, acks_late=True, max_retries=MAX_RETRIES,
               throws=EXPECTED)
@@ -153,10 +119,10 @@ def register(app: Celery, settings: Settings) -> None:
         from solograph.refresh import refresh
 
         def guard(store: str):
-            return locks.hold(client(), locks.store_lock(store), owner=_owner(self))
+            return locks.hold(client(), locks.store_lock(store), owner=owner(self))
 
-        report = _retrying(self, lambda: refresh(
-            settings, guard=guard, scan=lambda: run_scan(settings, client(), owner=_owner(self),
+        report = retrying(self, lambda: refresh(
+            settings, guard=guard, scan=lambda: run_scan(settings, client(), owner=owner(self),
                                                          progress=_progress(self))))
         for store in ("sessions", "kb"):
             embedding.queue_embedding(app, settings, store)
@@ -171,7 +137,7 @@ def register(app: Celery, settings: Settings) -> None:
 
         name = locks.store_lock(f"sources:youtube:{channel or ','.join(targets or [])}"[:200])
         try:
-            with locks.hold(client(), name, owner=_owner(self), wait=None):
+            with locks.hold(client(), name, owner=owner(self), wait=None):
                 report = run(settings, targets, channel=channel, limit=limit, force=force)
             embedding.queue_embedding(app, settings, "sources")
             return report
@@ -184,7 +150,7 @@ def register(app: Celery, settings: Settings) -> None:
         """One Scrapy crawl in a child process (the reactor cannot restart in a worker)."""
         try:
             with locks.hold(client(), locks.store_lock(f"sources:crawl:{spider}"),
-                            owner=_owner(self), wait=None):
+                            owner=owner(self), wait=None):
                 report = run_crawl(settings, spider, start_url=start_url, max_pages=max_pages,
                                    delay=delay)
             embedding.queue_embedding(app, settings, "sources")
@@ -197,11 +163,10 @@ def register(app: Celery, settings: Settings) -> None:
 OWN_BODIES = ("scan", "index_youtube")
 
 
-def _register_job(app: Celery, settings: Settings, client: Callable[[], redis.Redis],
-                  store: str, job: IndexJob, task_name: str) -> None:
+def _register_job(worker: WorkerContext, store: str, job: IndexJob, task_name: str) -> None:
     """One index job as a task: under its store's lock when it asks for one, retried on a
     transient fault, acknowledged late when it is safe to run twice."""
-    run = resolve(job.run)
+    app, settings, run = worker.app, worker.settings, resolve(job.run)
 
     @app.task(name=task_name, bind=True, acks_late=job.idempotent, max_retries=MAX_RETRIES,
               throws=EXPECTED)
@@ -209,8 +174,8 @@ def _register_job(app: Celery, settings: Settings, client: Callable[[], redis.Re
         def work() -> dict:
             if not job.locked:
                 return run(settings, **kwargs)
-            with locks.hold(client(), locks.store_lock(store), owner=_owner(self)):
+            with locks.hold(worker.client(), locks.store_lock(store), owner=worker.owner(self)):
                 return run(settings, **kwargs)
-        report = _retrying(self, work)
+        report = worker.retrying(self, work)
         embedding.queue_embedding(app, settings, store)  # what the write left without vectors
         return report

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from solograph.config import Settings
-from solograph.portfolio.sync import refresh_registry, scan_portfolio
+from solograph.portfolio.sync import RUN_KEYS, refresh_registry, scan_portfolio
 from solograph_services.common.jobs import create_celery, submit
 from solograph_services.worker import locks, writes
 from tests.support.portfolio import make_portfolio, stored_definitions
@@ -51,6 +51,8 @@ def test_a_spread_scan_stores_what_a_one_process_scan_stores(pool: dict, svc):
             assert status["job"] == "scan"
             result = status["result"]
             assert result["failed"] == [] and result["missing"] == []
+            assert list(result) == ["registry", "projects", "failed", "missing"]
+            assert all(tuple(run) == RUN_KEYS for run in result["projects"])
             runs = {run["project"]: run for run in result["projects"]}
             assert set(runs) >= {"web-app", "py-service", "big", "small0", "small3"}
             assert runs["big"]["report"]["parsed"] == BIG_FILES

@@ -24,10 +24,12 @@ from celery.schedules import crontab
 from solograph import reads
 from solograph.config import Settings
 from solograph.errors import ConfigError
+from solograph.portfolio.sync import RUN_KEYS
 from solograph_services.common.jobs import create_celery, submit
 from solograph_services.worker import locks
 from solograph_services.worker.app import beat_schedule
-from solograph_services.worker.tasks import _transient, run_scan
+from solograph_services.worker.context import transient as _transient
+from solograph_services.worker.tasks import run_scan
 from tests.support import procs
 from tests.support.portfolio import make_portfolio
 
@@ -257,6 +259,9 @@ def test_run_scan_without_celery_takes_the_same_locks(tmp_path: Path, redis_url:
             pass
         out = run_scan(settings, client, owner="test", projects=["web-app"])
         assert [p["project"] for p in out["projects"]] == ["web-app"]
+        # The shape of a spread scan's result: one shape, made by portfolio.sync.
+        assert list(out) == ["registry", "projects", "failed", "missing"] and out["failed"] == []
+        assert tuple(out["projects"][0]) == RUN_KEYS and out["projects"][0]["read_by"] == ["test"]
         assert out["projects"][0]["waited_s"] < 1
         assert client.get(locks.PREFIX + locks.project_lock("web-app")) is None
     finally:

@@ -7,6 +7,7 @@ per project where the store is, then `finish_scanned`."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from solograph.portfolio import registry
@@ -114,3 +115,30 @@ def finish_scanned(settings: Settings, *, changed: int) -> None:
         finish_scan(conn, changed=changed)
     finally:
         conn.close()
+
+
+# A scan job's result, however the worker ran it (in one task, or spread over the pool):
+# {"registry": the merge's report or None, "projects": [project_run], "failed":
+# [{"project", "error", "read_by"}], "missing": [name]}.
+RUN_KEYS = ("project", "waited_s", "started", "finished", "summary", "report", "read_by")
+
+
+def project_run(name: str, written: dict, *, waited_s: float, started: float,
+                read_by: list[str]) -> dict:
+    """One project's entry in a scan job's result: `written` is its {"summary", "report"} (as
+    `write_scanned` gives it), `read_by` the workers that read its files."""
+    return {"project": name, "waited_s": round(waited_s, 3), "started": started,
+            "finished": time.time(), "summary": written["summary"],
+            "report": written["report"], "read_by": read_by}
+
+
+def failed_run(name: str, error: str, *, read_by: list[str]) -> dict:
+    """A project the scan could not write: left as it was."""
+    return {"project": name, "error": error, "read_by": read_by}
+
+
+def scan_result(*, registry: dict | None, runs: list[dict], missing: list[str]) -> dict:
+    """A scan job's result from its projects' entries (`project_run`, `failed_run`)."""
+    return {"registry": registry,
+            "projects": [{k: r[k] for k in RUN_KEYS} for r in runs if "error" not in r],
+            "failed": [r for r in runs if "error" in r], "missing": missing}
