@@ -28,6 +28,7 @@ from solograph.config import Settings
 from solograph.errors import BadQuery, ConfigError, SolographError
 from solograph.index import Answer
 from solograph.indexes import all_answers
+from solograph.sources import CRAWLS
 from solograph_services.common import health as probes
 from solograph_services.common import liveness
 from solograph_services.common.errors import status_of
@@ -92,7 +93,7 @@ class YoutubeJob(BaseModel):
 class CrawlJob(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    spider: Literal["producthunt", "trustmrr"]
+    spider: Literal[CRAWLS]  # type: ignore[valid-type]  # the names the core knows
     start_url: str | None = Field(None, max_length=2000, pattern=r"^https?://",
                                   description="where to start instead of the spider's default")
     max_pages: int = Field(50, ge=1, le=5000, description="pages to fetch at most")
@@ -261,7 +262,7 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
                      limit=body.limit, force=body.force)
 
     @app.post("/v1/jobs/crawl", status_code=202, tags=["jobs"], response_model=Queued,
-              summary="Queue a polite crawl (producthunt, trustmrr) into the sources index")
+              summary=f"Queue a polite crawl ({', '.join(CRAWLS)}) into the sources index")
     def crawl_job(request: Request, body: CrawlJob) -> Response:
         return queue(request, "crawl", spider=body.spider, start_url=body.start_url,
                      max_pages=body.max_pages, delay=body.delay)

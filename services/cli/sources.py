@@ -83,7 +83,7 @@ def add(sub: argparse._SubParsersAction, name: str) -> None:
     q.add_argument("path", type=Path, help="the export's result.json")
     q.add_argument("--username", default="", help="the channel's @username, for t.me links")
     _json(q)
-    q = actions.add_parser("crawl", help="run a spider: producthunt or trustmrr")
+    q = actions.add_parser("crawl", help=f"run a spider: {' or '.join(CRAWLS)}")
     q.add_argument("spider", choices=CRAWLS)
     q.add_argument("--start-url", help="where to start instead of the spider's default")
     q.add_argument("--max-pages", type=int, default=50, help="pages to fetch at most (50)")

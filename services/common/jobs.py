@@ -24,6 +24,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from solograph.config import Settings
 from solograph.errors import BadQuery, ConfigError, SolographError
 from solograph.indexes import all_indexes
+from solograph.sources import CRAWLS
 from solograph_services.common import liveness
 from solograph_services.common.publish import Transport
 
@@ -35,24 +36,26 @@ RESULT_EXPIRES_S = 24 * 3600
 
 
 @dataclass(frozen=True)
-class Job:
+class TaskRoute:
+    """Where an index job (`solograph.index.Job`) or a worker-only task goes: its Celery task
+    name and queue, and the HTTP route it is offered at."""
     task: str
     queue: str
     route: str = ""  # POST /v1/jobs/<route>; "" = not offered to clients
     summary: str = ""
 
 
-def job_table() -> dict[str, Job]:
-    jobs = {j.name: Job(f"solograph.{j.name}", index.name, j.route, j.summary)
+def job_table() -> dict[str, TaskRoute]:
+    jobs = {j.name: TaskRoute(f"solograph.{j.name}", index.name, j.route, j.summary)
             for index in all_indexes() for j in index.jobs}
     # Scrapy runs in a child process per crawl (the reactor cannot restart in a worker).
-    jobs["crawl"] = Job("solograph.crawl", "sources", "crawl",
-                        "a polite crawl (producthunt, trustmrr) into the sources index")
+    jobs["crawl"] = TaskRoute("solograph.crawl", "sources", "crawl",
+                        f"a polite crawl ({', '.join(CRAWLS)}) into the sources index")
     # What beat sends each night; not offered to clients, who submit its parts instead.
-    jobs["nightly"] = Job("solograph.nightly", "portfolio")
+    jobs["nightly"] = TaskRoute("solograph.nightly", "portfolio")
     # The meaning lane's model work: texts in, vectors out, on a queue of its own so any host
     # with the model can take it (the stores' own queues collect and save).
-    jobs["embed_texts"] = Job("solograph.embed_texts", "embed")
+    jobs["embed_texts"] = TaskRoute("solograph.embed_texts", "embed")
     return jobs
 
 
@@ -60,9 +63,9 @@ def job_table() -> dict[str, Job]:
 # travel on their own `scan` queue, which a worker on any host with the checkouts may consume;
 # writes and the finishing step stay on the index's queue, where the store is.
 SCAN_PARTS = {
-    "read": Job("solograph.scan_read", "scan"),
-    "write": Job("solograph.scan_write", "portfolio"),
-    "finish": Job("solograph.scan_finish", "portfolio"),
+    "read": TaskRoute("solograph.scan_read", "scan"),
+    "write": TaskRoute("solograph.scan_write", "portfolio"),
+    "finish": TaskRoute("solograph.scan_finish", "portfolio"),
 }
 # A task whose result is stored as another job's: the finishing step answers for its scan.
 ANSWERS_FOR = {SCAN_PARTS["finish"].task: "scan"}

@@ -91,10 +91,13 @@ def answer(argv: list[str], *, stdin, env, hint_only: bool = False) -> str:
     session = str(data.get("session_id") or "")
     cwd = str(data.get("cwd") or "")
     prompt = str(data.get("prompt") or "") if event == "UserPromptSubmit" else ""
-    home = Path(env.get("SOLOGRAPH_HOME") or "~/.solo").expanduser()
-    kb_raw = opts.get("kb-path") or env.get("KB_PATH", "")
+    from solograph.config import Settings
+
+    settings = Settings.from_env(env)
+    home = settings.home
+    kb_root = Path(opts["kb-path"]).expanduser() if opts.get("kb-path") else settings.kb_path
     portfolio = Path(opts["db-path"]).expanduser() if opts.get("db-path") \
-        else home / "portfolio.db"
+        else settings.portfolio_db
     if portfolio.is_dir():
         portfolio = portfolio / "portfolio.db"
 
@@ -109,9 +112,8 @@ def answer(argv: list[str], *, stdin, env, hint_only: bool = False) -> str:
     gate = score = None
     if not hint_only and (event == "SessionStart" or WORK.search(prompt)):
         _map(parts, seen, portfolio, cwd)
-    if prompt and kb_raw:
-        gate, score = _kb(parts, pages, seen, home, Path(kb_raw).expanduser(), prompt,
-                          hint_only=hint_only)
+    if prompt and kb_root is not None:
+        gate, score = _kb(parts, pages, seen, home, kb_root, prompt, hint_only=hint_only)
     if session and (pages or parts):
         state.save(folder, session, seen)
     # Beside the portfolio store: a second profile (--db-path) keeps its own log.
@@ -182,10 +184,9 @@ def _log(store_dir: Path, cwd: str, session: str, event: str, pages: list[str],
 
 
 def _private(path: Path) -> bool:
-    from solograph.kb.walk import PRIVATE_MARKERS
+    from solograph.config import is_private
 
     try:
-        return any((folder / m).exists() for folder in (path, *path.parents)
-                   for m in PRIVATE_MARKERS)
+        return is_private(path)
     except OSError:
         return True

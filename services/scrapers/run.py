@@ -29,8 +29,8 @@ from solograph_services.scrapers.base import POLITE_SETTINGS, SourceSpider
 from solograph_services.scrapers.producthunt import ProductHuntSpider
 from solograph_services.scrapers.trustmrr import TrustMRRSpider
 
-SPIDERS: dict[str, type[SourceSpider]] = {"producthunt": ProductHuntSpider,
-                                          "trustmrr": TrustMRRSpider}
+SPIDERS: dict[str, type[SourceSpider]] = {cls.name: cls for cls in (ProductHuntSpider,
+                                                                   TrustMRRSpider)}
 BATCH = 25
 
 

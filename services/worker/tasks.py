@@ -15,8 +15,7 @@ import redis
 from celery import Celery, Task
 
 from solograph.config import Settings
-from solograph.index import Job as IndexJob
-from solograph.index import resolve
+from solograph.index import Job, resolve
 from solograph.indexes import all_jobs
 from solograph.portfolio import registry
 from solograph.portfolio.sync import project_run, refresh_registry, scan_portfolio, scan_result
@@ -163,7 +162,7 @@ def register(app: Celery, settings: Settings) -> None:
 OWN_BODIES = ("scan", "index_youtube")
 
 
-def _register_job(worker: WorkerContext, store: str, job: IndexJob, task_name: str) -> None:
+def _register_job(worker: WorkerContext, store: str, job: Job, task_name: str) -> None:
     """One index job as a task: under its store's lock when it asks for one, retried on a
     transient fault, acknowledged late when it is safe to run twice."""
     app, settings, run = worker.app, worker.settings, resolve(job.run)

@@ -15,7 +15,6 @@ index imports none of them: a command pays only for the index it runs.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 
 from solograph.frozen import Frozen
 
@@ -150,6 +149,3 @@ class Synced(Frozen):
 
     pending: int = 0
     unreadable: int = 0
-
-
-Runner = Callable[..., dict]

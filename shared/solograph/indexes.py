@@ -44,15 +44,6 @@ def find_answer(name: str) -> tuple[Index, Answer]:
     raise BadQuery(f"unknown read {name!r}")
 
 
-def find_job(name: str) -> tuple[Index, Job]:
-    for index in all_indexes():
-        found = index.job(name)
-        if found is not None:
-            return index, found
-    raise BadQuery(f"unknown job {name!r}",
-                   hint=f"use one of: {', '.join(j.name for _, j in all_jobs())}")
-
-
 def all_answers() -> list[tuple[Index, Answer]]:
     return [(i, a) for i in all_indexes() for a in i.answers]
 

@@ -166,7 +166,7 @@ def _share(part: int, whole: int) -> float | None:
 def sessions_active(settings: Settings, since: datetime) -> set[str] | None:
     """Claude Code sessions with activity since `since`, from the session index; None when
     there is no session index to ask."""
-    path = settings.home / "sessions.db"
+    path = settings.sessions_db
     if not path.exists():
         return None
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from solograph.config import CONFIG_FILE
 from solograph.errors import BadQuery, NotFound
 from solograph.kb import aliases, search
 from solograph.kb.layout import missing_folders
@@ -209,6 +210,6 @@ def kb_compact(kb: KbIndex, *, folder: str | None = None, min_chars: int = 2000,
                                "compacted: true)"}
     if not (kb.root / where).is_dir():
         answer["warnings"] = [f"the KB has no {where}/ folder: set `kb: inbox:` in "
-                              f"{kb.root / '.solograph.yaml'} to the folder of your inbox "
+                              f"{kb.root / CONFIG_FILE} to the folder of your inbox "
                               "notes, or give --dir"]
     return answer

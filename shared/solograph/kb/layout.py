@@ -22,10 +22,10 @@ import os
 import re
 from pathlib import Path, PurePosixPath
 
+from solograph.config import CONFIG_FILE
 from solograph.errors import ConfigError
 from solograph.frozen import Frozen
 
-CONFIG_FILE = ".solograph.yaml"
 TOP_LEVEL = ("kb", "scope")
 KB_KEYS = ("pages", "stacks", "exclude", "memory_gate", "language", "inbox")
 DEFAULT_PAGES = "wiki"

@@ -10,11 +10,17 @@ from types import SimpleNamespace
 
 from solograph.text.plural import plural
 
-TOOLS = ("Ask solograph before grepping: symbol_search finds where a name is defined in any "
-         "project; project_info explains a project (stack, deps), who shares a package, "
-         "duplicate names; session_search finds what past sessions said, tried or decided; "
-         "kb_search reads the user's notes and wiki.")
 MAX_DEPS = 10
+
+
+def tools_line() -> str:
+    """Which tool answers what: every MCP tool the indexes offer, by its title, so a new
+    index's tool is named here too."""
+    from solograph.indexes import all_answers
+
+    tools = [f"{a.name} ({a.title[:1].lower()}{a.title[1:].rstrip('.')})"
+             for _index, a in all_answers() if a.tool]
+    return "Ask solograph before grepping: " + "; ".join(tools) + "."
 
 
 def find_project(conn: sqlite3.Connection, cwd: str) -> sqlite3.Row | None:
@@ -63,5 +69,5 @@ def render(e: dict) -> str:
                                             for x in e["layers"][:8]) + ".")
     if e["dependencies"]:
         lines.append("First dependencies: " + ", ".join(e["dependencies"][:MAX_DEPS]) + ".")
-    lines.append(TOOLS)
+    lines.append(tools_line())
     return "\n".join(lines)

@@ -13,12 +13,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from solograph.config import PRIVATE_MARKERS
 from solograph.frozen import Record, factory
 from solograph.kb.ignore import Rules, ignored, rules_of
 from solograph.kb.layout import Layout
 from solograph.kb.resolve import MARKDOWN
-
-PRIVATE_MARKERS = (".solograph-private", ".metadata_never_index")
 
 
 class Listing(Record):

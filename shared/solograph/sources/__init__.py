@@ -10,7 +10,9 @@ imported), topics (keyword tags), telegram (Desktop exports).
 from solograph.index import Answer, Index, Job, Param
 
 STORE = "sources"
-CRAWLS = ("producthunt", "trustmrr")  # the spiders in services/scrapers
+CRAWLS = ("producthunt", "trustmrr")  # the spiders in services/scrapers (a test holds them equal)
+# The sources this code indexes: the crawls, and what the sync reads itself.
+SOURCES = tuple(sorted((*CRAWLS, "telegram", "youtube")))
 
 INDEX = Index(
     name=STORE,

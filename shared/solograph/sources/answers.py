@@ -10,6 +10,7 @@ from typing import Literal
 
 from solograph.errors import BadQuery, NotFound
 from solograph.index import Handle
+from solograph.sources import SOURCES
 from solograph.sources import search as ranking
 from solograph.sources.chunks import video_url
 from solograph.sources.search import SNIPPET, snippet
@@ -19,8 +20,6 @@ from solograph.sources.youtube import video_id
 Action = Literal["search", "list", "tags", "related"]
 ACTIONS: tuple[str, ...] = Action.__args__
 MAX_TAGS = 100
-# The sources this code indexes: a search of one is valid before anything is indexed from it.
-BUILT_IN = ("producthunt", "telegram", "trustmrr", "youtube")
 
 
 def source_search(handle: Handle, *, query: str | None = None, action: str = "search",
@@ -51,7 +50,8 @@ def known_source(conn: sqlite3.Connection, source: str) -> str:
     names the ones available, as `available`."""
     check_source(source)
     held = {r[0] for r in conn.execute("SELECT DISTINCT source FROM documents")}
-    available = sorted(held | set(BUILT_IN))
+    # The built-in sources are valid before anything is indexed from them.
+    available = sorted(held | set(SOURCES))
     if source not in available:
         raise BadQuery(f"unknown source {source!r}", hint=f"use one of: {', '.join(available)}",
                        available=available)

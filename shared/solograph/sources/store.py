@@ -20,6 +20,7 @@ from pathlib import Path
 from solograph.errors import BadQuery, NotFound, NotIndexed
 from solograph.freshness import iso
 from solograph.index import Handle
+from solograph.sources import SOURCES
 from solograph.sources.topics import seed_topics, set_tags
 from solograph.store import connect_reader, connect_writer, reclean, stored_rules, transaction
 from solograph.text.secrets import RULES_VERSION, redact
@@ -77,7 +78,7 @@ def redact_value(value: object) -> object:
 def check_source(source: str) -> str:
     if not source or not set(source) <= SOURCE_NAME:
         raise BadQuery(f"bad source name {source!r}",
-                       hint="a source is a lowercase word: youtube, producthunt, trustmrr")
+                       hint=f"a source is a lowercase word: {', '.join(SOURCES)}")
     return source
 
 

@@ -84,6 +84,7 @@ def test_session_start_maps_the_project_once(world):
     cwd = str(world["project"] / "src")
     text = context(run(world, start("m1", cwd)), "SessionStart")
     assert "Project map: web-app" in text and "react" in text and "symbol_search" in text
+    assert "source_search (search talks, launches and revenue pages)" in text  # every tool
     assert run(world, start("m1", cwd)).stdout == b""
     assert run(world, prompt("m1", "fix the login form", cwd)).stdout == b""
     # after /compact the agent's context no longer holds the map

@@ -206,10 +206,14 @@ def test_expand_sums_one_over_rank_and_skips_catalogs_and_templates(tmp_path):
     assert got == {"wiki/hub.md": 1.5, "wiki/x.md": 1.0, "wiki/y.md": round(1 / 2 + 1 / 3, 3)}
 
 
-@pytest.mark.parametrize("query", ['NEAR("x" OR) *draw', "AND recipe OR NOT", "title:recipe",
-                                   '"unbalanced', "recipe*", "(box"])
-def test_fts_syntax_is_just_words(settings, query):
-    reads.kb_search(settings, query)
+@pytest.mark.parametrize(("query", "words"), [
+    ('NEAR("x" OR) *draw', "near x or draw"), ("AND recipe OR NOT", "and recipe or not"),
+    ("title:recipe", "title recipe"), ('"unbalanced', "unbalanced"), ("recipe*", "recipe"),
+    ("(box", "box")])
+def test_fts_syntax_is_just_words(settings, query, words):
+    answer = reads.kb_search(settings, query)
+    assert answer["results"] == reads.kb_search(settings, words)["results"]
+    assert ("recipe" in words) <= ("wiki/recipe-box.md" in paths(answer))
 
 
 @pytest.mark.parametrize("query", ["", "   ", "!!!"])

@@ -130,3 +130,13 @@ def test_polite_defaults():
 def test_money():
     assert [money(t) for t in ("$12.5k", "MRR $1,234 / mo", "$2M", "none")] == \
         [12500.0, 1234.0, 2_000_000.0, None]
+
+
+def test_the_spiders_are_the_crawls_the_core_names():
+    """One list: the core's CRAWLS (CLI choices, API schema, job text, source names) is the
+    spiders services/scrapers runs."""
+    from solograph.sources import CRAWLS, SOURCES
+    from solograph_services.scrapers.run import SPIDERS
+
+    assert sorted(SPIDERS) == sorted(CRAWLS)
+    assert set(CRAWLS) < set(SOURCES)
