@@ -23,6 +23,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check shared services tests bench evals
+	$(PY) -m mypy
 
 bench: $(STAMP)
 	$(PY) bench/portfolio_bench.py

@@ -21,6 +21,13 @@ import re
 import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Construct = Callable[[Any, Node], Any]  # a SafeConstructor method
+
 MAX_DEPTH = 64
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _STR = "tag:yaml.org,2002:str"
@@ -31,8 +38,8 @@ class TooDeep(yaml.YAMLError):
     pass
 
 
-def _keep_text(build):  # noqa: ANN001, ANN202 - a SafeConstructor method
-    def construct(self, node):  # noqa: ANN001, ANN202
+def _keep_text(build: Construct) -> Construct:
+    def construct(self: Any, node: Node) -> Any:
         try:
             return build(self, node)
         except (ValueError, OverflowError, IndexError, yaml.YAMLError):  # `!!int` on ""
@@ -40,7 +47,7 @@ def _keep_text(build):  # noqa: ANN001, ANN202 - a SafeConstructor method
     return construct
 
 
-def _text(self, node):  # noqa: ANN001, ANN202
+def _text(self: Any, node: Node) -> str:
     return _SURROGATE.sub("\ufffd", self.construct_scalar(node))
 
 
@@ -54,19 +61,19 @@ class _DepthComposer:
 
     _depth = 0
 
-    def compose_node(self, parent, index):  # noqa: ANN001, ANN201
+    def compose_node(self, parent: Node | None, index: object) -> Node | None:
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
                 raise TooDeep(f"nested deeper than {MAX_DEPTH} levels")
-            return super().compose_node(parent, index)
+            return super().compose_node(parent, index)  # type: ignore[misc]  # a mixin of the loader
         finally:
             self._depth -= 1
 
 
-def _loader(base: type) -> type:
+def _loader(base: type[yaml.SafeLoader]) -> type[yaml.SafeLoader]:
     mixins = (_DepthComposer,) if base is yaml.SafeLoader else ()
-    cls = type(f"Bounded{base.__name__}", (*mixins, base), {})
+    cls: type[yaml.SafeLoader] = type(f"Bounded{base.__name__}", (*mixins, base), {})
     cls.yaml_implicit_resolvers = _untyped_dates(base.yaml_implicit_resolvers)
     cls.yaml_constructors = dict(base.yaml_constructors)
     for tag in ("int", "float", "binary"):

@@ -14,7 +14,7 @@ class SolographError(Exception):
         self.fields = fields
 
     def to_dict(self) -> dict:
-        out = {"error": self.code, "message": self.message}
+        out: dict[str, object] = {"error": self.code, "message": self.message}
         if self.hint:
             out["hint"] = self.hint
         out.update(self.fields)

@@ -21,6 +21,7 @@ from solograph.frozen import Frozen
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     import sqlite3
+    from pathlib import Path
     from typing import Any
 
     from solograph.config import Settings
@@ -122,7 +123,7 @@ class Index(Frozen):
     # index holds (FTS is derived state), for `solograph rebuild`; "" = none.
     rebuild: str = ""
 
-    def path(self, settings: Settings):
+    def path(self, settings: Settings) -> Path:
         return resolve(self.db)(settings)
 
     def answer(self, name: str) -> Answer | None:

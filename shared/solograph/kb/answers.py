@@ -35,7 +35,7 @@ def kb_search(kb: KbIndex, *, query: str | None = None, path: str | None = None,
     table = alias_table(kb)
     q = search.build_query(kb.conn, query, table)
     results = search.search(kb.conn, q, path=path, pages=pages, limit=limit)
-    answer = {"query": query, "path": path, "pages": pages, "count": len(results),
+    answer: dict = {"query": query, "path": path, "pages": pages, "count": len(results),
               "respelled": q.respelled, "aliases": q.aliases, "results": results}
     warnings = [table.problem] if table.problem else []
     warnings += layout_warnings(kb)

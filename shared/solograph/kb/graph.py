@@ -121,7 +121,7 @@ def _slug(text: str) -> str:
 
 
 def _headings(conn: sqlite3.Connection, doc: int) -> set[str]:
-    out = set()
+    out: set[str] = set()
     for (heading,) in conn.execute("SELECT DISTINCT heading FROM sections WHERE doc = ?",
                                    (doc,)):
         for h in heading.split(" > "):

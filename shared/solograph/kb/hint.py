@@ -65,7 +65,7 @@ def _exact(term: str) -> str:
 
 
 def find(conn: sqlite3.Connection, prompt: str, table: AliasTable, *,
-         told: set[str] = frozenset()) -> Hint | None:
+         told: set[str] | frozenset[str] = frozenset()) -> Hint | None:
     """The page to name for `prompt`, or None."""
     written = _stems(prompt)
     if not written:

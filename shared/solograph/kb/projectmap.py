@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from types import SimpleNamespace
 
 from solograph.text.plural import plural
 
@@ -47,9 +46,10 @@ def project_map(db: Path, cwd: str) -> tuple[str, str] | None:
         if row is None or row["scanned_at"] is None:
             return None
         from solograph.portfolio.info import explain  # only when there is a map to give
+        from solograph.portfolio.registry import Project
 
-        project = SimpleNamespace(id=row["id"], name=row["name"], path=Path(row["path"]),
-                                  scanned_at=row["scanned_at"])
+        project = Project(id=row["id"], name=row["name"], path=Path(row["path"]),
+                          removed=False, scanned_at=row["scanned_at"])
         return row["name"], render(explain(conn, project))
     finally:
         conn.close()

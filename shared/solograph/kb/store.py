@@ -10,15 +10,11 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from solograph.config import kb_db_path
+from solograph.config import Settings, kb_db_path
 from solograph.errors import NotIndexed
 from solograph.index import Handle
 from solograph.kb.layout import Layout, config_stat, load_layout
 from solograph.store import RULES_KEY, connect_writer, get_meta, set_meta, stored_rules, transaction
-
-TYPE_CHECKING = False  # importing typing costs every start ~2 ms
-if TYPE_CHECKING:
-    from solograph.config import Settings
 
 STORE = "kb"
 
@@ -27,7 +23,7 @@ class KbIndex(Handle):
     """An open KB index: the connection, the KB folder and its layout."""
 
     def __init__(self, conn: sqlite3.Connection, root: Path, layout: Layout,
-                 settings: Settings | None = None) -> None:
+                 settings: Settings) -> None:
         super().__init__(conn, settings)
         self.root = root
         self.layout = layout
@@ -56,6 +52,8 @@ def open_kb(home: Path, root: Path, *, busy_ms: int | None = None,
     except BaseException:
         conn.close()
         raise
+    if settings is None:  # opened by a path alone (the hook, tests): these are its settings
+        settings = Settings(home=home, kb_path=root)
     return KbIndex(conn, root, layout, settings)
 
 

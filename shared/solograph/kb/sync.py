@@ -239,6 +239,7 @@ def _insert(conn: sqlite3.Connection, layout: Layout, resolver: Resolver, path: 
     from solograph.kb.markdown import plain
 
     page = read.page
+    assert page is not None  # pages found unchanged by their hash are not written
     catalog = PurePosixPath(path).name.lower() == CATALOG
     values = (read.stat[0], read.stat[1], int(layout.in_pages(path)), int(catalog),
               page.title, page.description, json.dumps(page.tags, ensure_ascii=False),

@@ -40,7 +40,7 @@ def explain(conn: sqlite3.Connection, project: Project) -> dict:
     kinds = {r[0]: r[1] for r in conn.execute(
         "SELECT kind, COUNT(*) FROM symbols WHERE project_id = ? GROUP BY kind "
         "ORDER BY COUNT(*) DESC, kind", (pid,))}
-    layers = Counter()
+    layers: Counter[str] = Counter()
     for (path,) in conn.execute("SELECT path FROM files WHERE project_id = ?", (pid,)):
         layers[path.split("/", 1)[0] if "/" in path else "."] += 1
     packages = _packages(conn, pid)

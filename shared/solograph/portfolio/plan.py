@@ -90,7 +90,7 @@ def batches(plan: dict, *, max_files: int = BATCH_FILES,
     """The plan's reads cut into batches: {"root", "files": [FileEntry], "manifests"}.
 
     Manifests travel with the first batch; a plan with nothing to read has no batch."""
-    out: list[dict] = []
+    out: list[list[FileEntry]] = []
     current: list[FileEntry] = []
     size = 0
     for entry in plan["read"]:

@@ -27,11 +27,11 @@ def write_project(conn: sqlite3.Connection, plan: dict, results: list[dict]) -> 
     files = [f for r in results for f in r["files"]]
     manifests = [m for r in results for m in r["manifests"]]
     out = {"parsed": 0, "unchanged": 0, "deleted": 0, "symbols": 0, "changed": 0,
-           "skipped": dict.fromkeys(SKIPPED, 0), "parsed_in_part": 0, "manifests": 0,
-           "manifest_errors": 0, "packages": 0}
+           "parsed_in_part": 0, "manifests": 0, "manifest_errors": 0, "packages": 0}
+    skipped = dict.fromkeys(SKIPPED, 0)
     with transaction(conn):
         if conn.execute("SELECT 1 FROM projects WHERE id = ?", (project_id,)).fetchone() is None:
-            return out  # removed from the registry since the plan was made
+            return {**out, "skipped": skipped}  # removed from the registry since the plan
         gone = _delete(conn, "files", project_id, plan["gone"])
         _delete(conn, "manifests", project_id, plan["gone_manifests"])
         for result in files:
@@ -41,8 +41,8 @@ def write_project(conn: sqlite3.Connection, plan: dict, results: list[dict]) -> 
                 continue
             out["parsed"] += 1
             out["symbols"] += written
-            if result["status"] in out["skipped"]:
-                out["skipped"][result["status"]] += 1
+            if result["status"] in skipped:
+                skipped[result["status"]] += 1
             elif result["status"] == "syntax_error":
                 out["parsed_in_part"] += 1
         for result in manifests:
@@ -53,7 +53,7 @@ def write_project(conn: sqlite3.Connection, plan: dict, results: list[dict]) -> 
         conn.execute("UPDATE projects SET scanned_at = ? WHERE id = ?", (time.time(), project_id))
     out["deleted"] = gone
     out["changed"] = out["symbols"] + gone
-    return out
+    return {**out, "skipped": skipped}
 
 
 def finish_scan(conn: sqlite3.Connection, *, changed: int) -> None:

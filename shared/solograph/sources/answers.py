@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Literal, get_args
 
 from solograph.errors import BadQuery, NotFound
 from solograph.index import Handle
@@ -18,7 +18,7 @@ from solograph.sources.store import check_source
 from solograph.sources.youtube import video_id
 
 Action = Literal["search", "list", "tags", "related"]
-ACTIONS: tuple[str, ...] = Action.__args__
+ACTIONS: tuple[str, ...] = get_args(Action)
 MAX_TAGS = 100
 
 

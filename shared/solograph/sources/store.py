@@ -260,9 +260,10 @@ def _reredact(conn: sqlite3.Connection) -> int:
                          "WHERE video = ?", (*clean, row["video"]))
             changed += 1
     for row in conn.execute("SELECT id, problems FROM runs").fetchall():
-        clean = json.dumps(redact_value(json.loads(row["problems"] or "[]")), ensure_ascii=False)
-        if clean != row["problems"]:
-            conn.execute("UPDATE runs SET problems = ? WHERE id = ?", (clean, row["id"]))
+        problems = json.dumps(redact_value(json.loads(row["problems"] or "[]")),
+                              ensure_ascii=False)
+        if problems != row["problems"]:
+            conn.execute("UPDATE runs SET problems = ? WHERE id = ?", (problems, row["id"]))
             changed += 1
     if changed:
         conn.execute("INSERT INTO documents_fts (documents_fts) VALUES ('optimize')")

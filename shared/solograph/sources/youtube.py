@@ -30,6 +30,10 @@ from solograph.sources.topics import load_topics, tag_text
 from solograph.sources.vtt import BadSubtitles, parse_vtt
 from solograph.text.plural import plural
 
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 SOURCE = "youtube"
 MAX_SECONDS = 1e9  # a time past this (31 years) in an info dict is garbage
 _ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
@@ -65,7 +69,7 @@ def _options(**extra: object) -> dict:
             "ignore_no_formats_error": True, **extra}
 
 
-def _ydl(options: dict):  # noqa: ANN202 - yt_dlp.YoutubeDL, imported lazily
+def _ydl(options: dict) -> Any:  # yt_dlp.YoutubeDL, imported lazily
     try:
         import yt_dlp
     except ImportError:  # pragma: no cover - a slim install without the sources extras
@@ -173,8 +177,9 @@ def _subtitle_bytes(info: dict) -> tuple[bytes | None, str]:
     """The chosen subtitle file's bytes and its label ('en', 'en (auto)'), or (None, '')."""
     chosen = _mapping(info.get("_solograph_subtitles"))
     lang = chosen.get("lang")
-    sub = _mapping(_mapping(info.get("requested_subtitles")).get(lang)) \
-        if isinstance(lang, str) else {}
+    if not isinstance(lang, str):
+        return None, ""
+    sub = _mapping(_mapping(info.get("requested_subtitles")).get(lang))
     if not sub:
         return None, ""
     label = lang.removesuffix("-orig") + (" (auto)" if chosen.get("auto") is True else "")
@@ -198,13 +203,15 @@ def _date(raw: object) -> str:
 # its type before use, and the whole is checked for depth before anything walks it.
 
 
-def _check(info: object, error: type[SolographError]) -> None:
+def _check(info: object, error: type[SolographError]) -> dict:
+    """`info` itself, once it is known to be a mapping of bounded depth."""
     if not isinstance(info, dict):
         raise error("the video's info is not a mapping")
     try:
         bounded_json.check(info)
     except bounded_json.TooDeep as exc:
         raise error(f"the video's info is {exc}") from None
+    return info
 
 
 def _mapping(value: object) -> dict:
@@ -213,9 +220,10 @@ def _mapping(value: object) -> dict:
 
 def _number(value: object) -> float:
     """A finite time in seconds (NaN, infinities and 400-digit ints fail the range test)."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool) \
-        and -MAX_SECONDS < value < MAX_SECONDS
-    return value if ok else 0
+    if isinstance(value, int | float) and not isinstance(value, bool) \
+            and -MAX_SECONDS < value < MAX_SECONDS:
+        return value
+    return 0
 
 
 def _chapter_list(raw: object) -> list[dict]:
@@ -292,7 +300,7 @@ def load_saved(path: Path, langs: Iterable[str]) -> dict:
         raise BadQuery(f"cannot read {path}: {exc.strerror}") from None
     except ValueError:
         raise BadQuery(f"{path} is not JSON: save it with yt-dlp --write-info-json") from None
-    _check(info, BadQuery)
+    info = _check(info, BadQuery)
     found = _beside(path, _mapping(info.get("requested_subtitles")))
     chosen = choose_subtitles(info, langs)
     lang = chosen[0] if chosen and chosen[0] in found else next(

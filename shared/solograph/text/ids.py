@@ -67,16 +67,19 @@ def split_run(word: str, documents: Callable[[str], int]) -> list[str] | None:
     best[0] = (0, 0, ())
     for end in range(1, n + 1):
         for start in range(end):
-            if best[start] is None or end - start == n:
+            before = best[start]
+            if before is None or end - start == n:
                 continue
             docs = count(word[start:end])
             if not docs:
                 continue
-            pieces, rarest, cuts = best[start]
+            pieces, rarest, cuts = before
             candidate = (pieces + 1, max(rarest, -docs) if pieces else -docs, cuts + (end,))
-            if best[end] is None or candidate[:2] < best[end][:2]:
+            held = best[end]
+            if held is None or candidate[:2] < held[:2]:
                 best[end] = candidate
-    if best[n] is None:
+    whole = best[n]
+    if whole is None:
         return None
-    cuts = (0, *best[n][2])
+    cuts = (0, *whole[2])
     return [word[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]

@@ -12,6 +12,10 @@ import binascii
 import re
 from collections.abc import Callable
 
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 Check = Callable[[str, re.Match[bytes], int, int], bool]
 
 _PLACEHOLDER = re.compile(
@@ -113,11 +117,12 @@ _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 _COLOR = re.compile(r"#[0-9A-Fa-f]{3,8}")
 
 
-def assignment(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
+def assignment(text: str, m: re.Match[Any], start: int, end: int) -> bool:
     """Tell a literal secret from a label, a variable, a type or a small number."""
     value = text[start:end]
     keyword = text[m.start("kw"):m.end("kw")].lower()
-    name_start = _NAME_TAIL.search(text, max(0, m.start("kw") - 64), m.start("kw")).start()
+    tail = _NAME_TAIL.search(text, max(0, m.start("kw") - 64), m.start("kw"))
+    name_start = tail.start() if tail else m.start("kw")
     name = text[name_start:m.end("kw")].lstrip("-$@.")
     if len(value) < 3 or value.lower() in (name.lower(), keyword) or names_a_secret(value):
         return False  # token=token, "password": "Password", "input_token": "next_token"

@@ -30,11 +30,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
+from functools import partial
 
 from solograph.text.secrets_version import RULES_VERSION
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
+    from typing import Any
+
     from solograph.text.secret_rules import Rule
 
 __all__ = ["REDACTED", "RULES_VERSION", "redact", "redact_cut"]
@@ -75,8 +78,10 @@ def _anchors(keywords: list[str]) -> dict[str, int]:
                    key=lambda c: (weight[c] / useful[c], weight[c], c))
         taken.add(best)
         left = {k for k in left if best not in k}
-    return {k: min((i for i, c in enumerate(k) if c in taken),
-                   key=lambda i, k=k: weight[k[i]] * (10 if 0 < i == len(k) - 1 else 1))
+    def cost(k: str, i: int) -> float:
+        return weight[k[i]] * (10 if 0 < i == len(k) - 1 else 1)
+
+    return {k: min((i for i, c in enumerate(k) if c in taken), key=partial(cost, k))
             for k in keywords}
 
 
@@ -199,7 +204,7 @@ def _scan_chunk(text: str) -> list[tuple[int, int, int, str]]:
     return found
 
 
-def _collect(text: str, rule: Rule, priority: int, matches: Iterator[re.Match[bytes]],
+def _collect(text: str, rule: Rule, priority: int, matches: Iterator[re.Match[Any]],
              raw: bytes, found: list[tuple[int, int, int, str]]) -> None:
     for m in matches:
         for group in rule.groups:

@@ -45,8 +45,9 @@ def _js_assigned(node: Node, caps: Captures, src: bytes) -> Found | None:
 
     In a chain (``req.get = req.header = function header() {}``) the outer names only span
     their left side, so what the function defines nests in the innermost name alone."""
-    name, value = caps["name"][0], caps["value"][0]
-    span = (node.start_byte, name.end_byte) if value.type == "assignment_expression" else None
+    name, first = caps["name"][0], caps["value"][0]
+    span = (node.start_byte, name.end_byte) if first.type == "assignment_expression" else None
+    value: Node | None = first
     for _ in range(16):
         if value is None or value.type != "assignment_expression":
             break

@@ -79,10 +79,11 @@ def parse_manifest(filename: str, text: str | bytes) -> tuple[list[Package], str
     """Packages declared in one manifest, and a message when part of it could not be read."""
     problems: list[str] = []
     if isinstance(text, bytes):
+        raw = text
         try:
-            text = text.decode("utf-8")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            text = text.decode("utf-8", errors="replace")
+            text = raw.decode("utf-8", errors="replace")
             problems.append("invalid UTF-8, undecodable bytes replaced")
     if not isinstance(text, str):
         return [], f"expected text, got {type(text).__name__}"

@@ -26,7 +26,8 @@ def too_deep(text: str) -> bool:
 
 
 def type_name(value: object) -> str:
-    return {dict: "mapping", list: "list", str: "string"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {dict: "mapping", list: "list", str: "string"}
+    return names.get(type(value), type(value).__name__)
 
 
 def get_typed(table: dict, key: str, expected: type, where: str, problems: list[str]) -> Any:
