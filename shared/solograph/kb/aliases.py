@@ -31,7 +31,7 @@ MIN_TYPO_LEN = 5
 
 class AliasTable(Frozen):
     groups: tuple[tuple[str, ...], ...] = ()
-    members: dict[tuple[str, ...], tuple[str, ...]] = factory(dict)
+    members: dict[tuple[str, ...], tuple[str, ...]] = factory(default_factory=dict)
     problem: str = ""  # why the file's table is not used (invalid YAML, a bad group, unreadable)
 
     @classmethod

@@ -44,7 +44,7 @@ class Gate(Record):
     bias: float = 0.0
     threshold: float = 0.5
     min_words: int = MIN_WORDS
-    trained: dict = factory(dict)
+    trained: dict = factory(default_factory=dict)
 
     def score(self, text: str) -> float | None:
         """P(leans on earlier work), or None for a prompt under min_words words."""

@@ -31,12 +31,12 @@ _WORD = re.compile(r"[^\W_]+")
 class Query(Record):
     text: str
     stems: list[str]
-    respelled: dict[str, str] = factory(dict)
-    aliases: dict[str, str] = factory(dict)  # member -> last member, as stems
-    alternatives: list[tuple[str, ...]] = factory(list)  # OR of AND-groups
+    respelled: dict[str, str] = factory(default_factory=dict)
+    aliases: dict[str, str] = factory(default_factory=dict)  # member -> last member, as stems
+    alternatives: list[tuple[str, ...]] = factory(default_factory=list)  # OR of AND-groups
     # doc -> its best section, found while ranking: a hit names it without searching again
-    sections: dict[int, int] = factory(dict)
-    weights: dict[str, float] = factory(dict)  # rarity of each stem
+    sections: dict[int, int] = factory(default_factory=dict)
+    weights: dict[str, float] = factory(default_factory=dict)  # rarity of each stem
 
     @property
     def match(self) -> str:

@@ -46,13 +46,13 @@ class SyncReport(Record):
     pages: int = 0
     read: int = 0
     deleted: int = 0
-    huge: list[str] = factory(list)
+    huge: list[str] = factory(default_factory=list)
     problems: int = 0
     seconds: float = 0.0
     pending: int = 0  # changed pages left for the next sync (a search's deadline passed)
     # What the index holds with a problem, by kind: frontmatter, unreadable, binary content.
-    reasons: dict[str, int] = factory(dict)
-    outside: list[str] = factory(list)  # links leaving the KB, not followed
+    reasons: dict[str, int] = factory(default_factory=dict)
+    outside: list[str] = factory(default_factory=list)  # links leaving the KB, not followed
     unreadable: int = 0  # pages and folders the process may not open (read again each sync)
     touched: int = 0  # pages whose mtime moved and whose bytes did not: not read again
 

@@ -21,11 +21,11 @@ from solograph.kb.resolve import MARKDOWN
 
 
 class Listing(Record):
-    pages: dict[str, tuple[int, int]] = factory(dict)  # markdown: (size, mtime)
-    assets: set[str] = factory(set)  # every other file
-    huge: list[str] = factory(list)  # markdown over the size limit
-    outside: list[str] = factory(list)  # links whose target leaves the KB
-    unreadable: list[str] = factory(list)  # folders and files we may not open
+    pages: dict[str, tuple[int, int]] = factory(default_factory=dict)  # markdown: (size, mtime)
+    assets: set[str] = factory(default_factory=set)  # every other file
+    huge: list[str] = factory(default_factory=list)  # markdown over the size limit
+    outside: list[str] = factory(default_factory=list)  # links whose target leaves the KB
+    unreadable: list[str] = factory(default_factory=list)  # folders and files we may not open
 
 
 def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_000) -> Listing:
