@@ -38,7 +38,8 @@
         a.dx -= dx * pull; a.dy -= dy * pull; b.dx += dx * pull; b.dy += dy * pull;
       });
       nodes.forEach(function (node) {
-        node.dx += (width / 2 - node.x) * 0.02; node.dy += (height / 2 - node.y) * 0.02;
+        // Gravity, so that pages linked to nothing stay in view instead of drifting off.
+        node.dx += (width / 2 - node.x) * 0.08; node.dy += (height / 2 - node.y) * 0.08;
         var len = Math.sqrt(node.dx * node.dx + node.dy * node.dy) + 0.01;
         node.x += node.dx / len * Math.min(len, heat);
         node.y += node.dy / len * Math.min(len, heat);
@@ -55,6 +56,7 @@
     var data = JSON.parse(source.textContent);
     var nodes = data.nodes, pairs = data.pairs, hubs = {};
     data.hubs.slice(0, 5).forEach(function (path) { hubs[path] = true; });
+    var labelAll = nodes.length <= 40;
     var width = 900, height = 600;
     layout(nodes, pairs, width, height);
     var edges = make("g", {"class": "edges"});
@@ -68,16 +70,18 @@
     nodes.forEach(function (node) {
       var kind = hubs[node.path] ? "hub" : node.orphan ? "orphan" :
         node.missing_from_index ? "missing" : node.catalog ? "catalog" : "page";
-      var link = make("a", {href: "/ui/kb/page?ref=" + encodeURIComponent(node.path),
-                            "class": "node " + kind, "data-path": node.path});
+      var link = make("a", {href: "/ui/kb/page?ref=" +
+                              encodeURIComponent(node.path).replace(/%2F/g, "/"),
+                            "class": "node " + kind + (node.broken ? " broken" : ""),
+                            "data-path": node.path});
       var circle = make("circle", {cx: node.x.toFixed(1), cy: node.y.toFixed(1),
-                                   r: (4 + Math.min(10, Math.sqrt(node.inbound) * 2)).toFixed(1)});
+                                   r: (6 + Math.min(12, Math.sqrt(node.inbound) * 3)).toFixed(1)});
       var title = make("title", {});
       title.textContent = (node.title || node.path) + " (" + node.inbound + " links in" +
         (node.broken ? ", " + node.broken + " broken" : "") + ")";
       circle.appendChild(title);
       link.appendChild(circle);
-      if (hubs[node.path]) {
+      if (labelAll || hubs[node.path]) {
         var label = make("text", {x: (node.x + 10).toFixed(1), y: (node.y + 4).toFixed(1)});
         label.textContent = node.title || node.path;
         link.appendChild(label);
