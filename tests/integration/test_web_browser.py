@@ -179,7 +179,8 @@ def test_hostile_text_runs_nothing(server, browser, shots):
         browser.get(server + url)
         _wait(browser, "main")
         _untouched(browser)
-        assert not browser.find_elements(*_by("main script:not(#graph-data), main iframe, main img[onerror], main [onload]"))
+        assert not browser.find_elements(*_by("main script:not(#graph-data), main iframe, "
+                                              "main img[onerror], main [onload]"))
         hrefs = [a.get_attribute("href") or "" for a in browser.find_elements(*_by("a"))]
         assert not [h for h in hrefs if h.lower().startswith(("javascript:", "data:"))]
     browser.get(server + "/ui/kb/page?ref=wiki/hostile.md")
