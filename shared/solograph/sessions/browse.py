@@ -3,7 +3,8 @@ a page at a time (the reader a person scrolls).
 
 A page of a conversation is one query over the (session, at) index, whatever the session's
 length: a 10,000-message session opens as fast as a short one. With a query, the page opened
-is the one holding the first message that matches, and every matching message on it is marked.
+is the one holding the first message with every word of it (else with any), and every
+matching message on it is marked.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ import sqlite3
 
 from solograph.errors import BadQuery
 from solograph.sessions.search import describe, project_scope
-from solograph.sessions.snippets import matched, tools_of
+from solograph.sessions.snippets import holding_sql, matched, tools_of
 from solograph.sessions.transcript import find_session
-from solograph.text.tokens import match_any
 
 PAGE = 100  # messages on a page unless asked otherwise
 MAX_PAGE = 500
@@ -85,23 +85,21 @@ def _bounded_offset(offset: int) -> int:
 
 
 def _first_match(conn: sqlite3.Connection, key: int, terms) -> int | None:
-    """The place in the conversation of the first message holding the most query words, or
-    None; found through the full-text index, then counted along the (session, at) index."""
-    if not terms.all:
+    """The place in the conversation of the first message holding every query word (else
+    the first holding any), or None: SQLite walks the (session, at) index testing the stored
+    stems, and stops at the first that holds them."""
+    if not terms.stems:
         return None
-    best: tuple | None = None
-    for (chunk,) in conn.execute(
-            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN "
-            "(SELECT id FROM chunks WHERE session = ?) LIMIT 1000", (match_any(terms.all), key)):
-        for entry in conn.execute("SELECT at, file_id, seq, words FROM entries WHERE chunk = ?",
-                                  (chunk,)):
-            count = matched(entry["words"], terms.stems, terms.spellings)
-            if count:
-                place = (-count, entry["at"], entry["file_id"], entry["seq"])
-                best = place if best is None or place < best else best
-    if best is None:
+    tests, params = holding_sql(terms.stems, terms.spellings)
+    row = None
+    for where in (" AND ".join(tests), " OR ".join(tests)):
+        row = conn.execute(f"SELECT at, file_id, seq FROM entries WHERE session = ? AND "
+                           f"({where}) {_ORDER} LIMIT 1", (key, *params)).fetchone()
+        if row is not None or len(tests) == 1:
+            break
+    if row is None:
         return None
-    _, at, file_id, seq = best
+    at, file_id, seq = row
     return conn.execute(
         "SELECT COUNT(*) FROM entries WHERE session = ? AND (at < ? OR (at = ? AND "
         "(file_id < ? OR (file_id = ? AND seq < ?))))",
