@@ -18,7 +18,7 @@
       node.x = width / 2 + Math.cos(angle) * width * 0.35;
       node.y = height / 2 + Math.sin(angle) * height * 0.35;
     });
-    var ideal = Math.sqrt(width * height / Math.max(1, n)) * 0.6;
+    var ideal = Math.sqrt(width * height / Math.max(1, n)) * 0.7;
     var steps = n > 600 ? 60 : 250;
     for (step = 0; step < steps; step++) {
       var heat = ideal * (1 - step / steps) * 0.5 + 0.5;
@@ -27,6 +27,7 @@
         for (j = i + 1; j < n; j++) {
           var a = nodes[i], b = nodes[j];
           var dx = a.x - b.x, dy = a.y - b.y, d2 = dx * dx + dy * dy + 0.01;
+          if (d2 > 4 * ideal * ideal) { continue; }  // far pages no longer push (as in F-R)
           var push = ideal * ideal / d2;
           a.dx += dx * push; a.dy += dy * push; b.dx -= dx * push; b.dy -= dy * push;
         }
@@ -39,7 +40,7 @@
       });
       nodes.forEach(function (node) {
         // Gravity, so that pages linked to nothing stay in view instead of drifting off.
-        node.dx += (width / 2 - node.x) * 0.08; node.dy += (height / 2 - node.y) * 0.08;
+        node.dx += (width / 2 - node.x) * 0.05; node.dy += (height / 2 - node.y) * 0.05;
         var len = Math.sqrt(node.dx * node.dx + node.dy * node.dy) + 0.01;
         node.x += node.dx / len * Math.min(len, heat);
         node.y += node.dy / len * Math.min(len, heat);
@@ -75,7 +76,7 @@
                             "class": "node " + kind + (node.broken ? " broken" : ""),
                             "data-path": node.path});
       var circle = make("circle", {cx: node.x.toFixed(1), cy: node.y.toFixed(1),
-                                   r: (6 + Math.min(12, Math.sqrt(node.inbound) * 3)).toFixed(1)});
+                                   r: ((nodes.length > 60 ? 3 : 6) + Math.min(9, Math.sqrt(node.inbound) * 1.5)).toFixed(1)});
       var title = make("title", {});
       title.textContent = (node.title || node.path) + " (" + node.inbound + " links in" +
         (node.broken ? ", " + node.broken + " broken" : "") + ")";
