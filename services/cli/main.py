@@ -46,6 +46,7 @@ EPILOG = """examples:
   solograph index-kb                       warm the KB index (searches sync by themselves)
   solograph refresh                        the nightly job (cron): registry, scan, sessions, KB
   solograph mcp                            the MCP server over stdio (what `claude mcp add` runs)
+  solograph ui                             the page for people on 127.0.0.1 (search, sessions, wiki)
   solograph cli-server --status            the warm process that answers the reads, if one runs
 
 environment:

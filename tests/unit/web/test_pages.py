@@ -10,6 +10,9 @@ from html.parser import HTMLParser
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from solograph import reads
 from solograph.config import Settings
@@ -121,3 +124,22 @@ def test_the_new_reads_answer_alike_over_http_and_the_cli(client, memory):
         assert _cli(memory, *argv) == expected, argv
     listed = client.get("/v1/sessions/list?limit=2").json()
     assert listed["sessions"] == reads.session_list(memory, limit=2)["sessions"]
+
+
+@pytest.fixture(scope="module")
+def token_client(memory):
+    with TestClient(create_app(memory.with_(token=TOKEN)), base_url="http://127.0.0.1") as c:
+        yield c
+
+
+@hyp_settings(max_examples=60, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cookie=st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7e),
+                      max_size=80),
+       query=st.text(max_size=80))
+def test_no_cookie_or_query_opens_the_page_without_the_token(token_client, cookie, query):
+    from urllib.parse import quote
+
+    r = token_client.get("/ui/sessions?" + quote(query, safe="=&"),
+                         headers={"cookie": cookie}, follow_redirects=False)
+    assert r.status_code in (401, 422)  # never the page, never an error of ours

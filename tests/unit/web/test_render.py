@@ -109,3 +109,15 @@ def test_no_markdown_makes_markup_that_runs(text):
             assert not name.startswith("on"), name
             if name in ("href", "src") and value:  # an empty one points at nothing
                 assert safe_href(value) is not None, value
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("javscriptdtJ:/\\ \t\n\x00\x1f#?.ahm%")),
+               max_size=30))
+def test_a_kept_link_never_runs_script(url):
+    kept = safe_href(url)
+    if kept is None:
+        return
+    squeezed = "".join(c for c in kept if c > " ").lower()
+    assert not squeezed.startswith(("javascript:", "data:", "vbscript:"))
+    assert not kept.startswith("//")
