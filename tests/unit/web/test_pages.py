@@ -63,6 +63,16 @@ def test_every_page_goes_out_under_the_policy(client, path):
                 dict(attrs).get("type") == "application/json"
 
 
+def test_the_start_page_says_what_each_index_holds(client, memory):
+    text = client.get("/ui/").text
+    listed = reads.source_search(memory, action="list")["sources"]
+    for source in listed:
+        assert f"{source['source']}: {source['items']} items" in text
+    stats = reads.project_info(memory, "stats")
+    assert f"{stats['projects']} projects" in text
+    assert "Recent sessions" in text and "built-in method" not in text
+
+
 def test_errors_are_pages_with_the_apis_status(client):
     r = client.get("/ui/kb/page?ref=wiki/nope.md")
     assert r.status_code == 404 and "text/html" in r.headers["content-type"]
