@@ -60,10 +60,11 @@ def lang_of(text: str | None) -> str:
 
 def _wikilink(state, silent: bool) -> bool:
     src, pos = state.src, state.pos
-    if not src.startswith("[[", pos):
+    start = pos + 1 if src.startswith("![[", pos) else pos  # ![[embed]]: shown as its link
+    if not src.startswith("[[", start):
         return False
-    end = src.find("]]", pos + 2)
-    inner = src[pos + 2:end] if end > 0 else ""
+    end = src.find("]]", start + 2)
+    inner = src[start + 2:end] if end > 0 else ""
     if not inner.strip() or "\n" in inner or "[" in inner:
         return False
     if not silent:

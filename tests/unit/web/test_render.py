@@ -59,6 +59,14 @@ def test_wiki_links_resolve_or_are_marked_broken_and_code_is_left_alone():
     assert "<code>[[in-code]]</code>" in out and "[[in-fence]]" in out
 
 
+def test_an_embed_is_shown_as_its_link():
+    out = render_markdown("A diagram: ![[diagram.png]] and ![[recipe-box]].",
+                          {"diagram.png": "wiki/diagram.png", "recipe-box": "wiki/recipe-box.md"})
+    assert "!" not in out
+    assert '<span class="file">diagram.png</span>' in out
+    assert 'href="/ui/kb/page?ref=wiki/recipe-box.md"' in out
+
+
 def test_a_link_label_is_escaped():
     out = render_markdown("[[<b>x</b>|<img src=x onerror=alert(1)>]]", {})
     assert "<img" not in out and "&lt;img" in out
