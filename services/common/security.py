@@ -112,7 +112,10 @@ class Guard:
                 refusal = self._too_large()
         if refusal:
             status, code, message = refusal
-            await _reply(send, status, {"error": code, "message": message})
+            if status == 401 and self._for_browser(scope):
+                await _reply_page(send, status, message)
+            else:
+                await _reply(send, status, {"error": code, "message": message})
             return
         if self.token and self._for_browser(scope) and _query_token(scope) is not None:
             await _set_cookie(send, scope, self.token.decode())
@@ -239,6 +242,19 @@ async def _reply(send: Callable, status: int, body: dict) -> None:
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="solograph"'))
     await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
+
+
+async def _reply_page(send: Callable, status: int, message: str) -> None:
+    """A refusal a person reads in the browser: fixed text, no script, nothing from the request."""
+    data = ("<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>solograph: "
+            f"token needed</title><h1>solograph</h1><p>{message}.</p></html>").replace(
+                "<SOLOGRAPH_TOKEN>", "&lt;SOLOGRAPH_TOKEN&gt;").encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"text/html; charset=utf-8"),
+        (b"content-length", str(len(data)).encode()),
+        (b"content-security-policy", b"default-src 'none'"), (b"cache-control", b"no-store"),
+        (b"www-authenticate", b'Bearer realm="solograph"')]})
     await send({"type": "http.response.body", "body": data})
 
 

@@ -94,7 +94,9 @@ def test_the_token_is_given_once_and_a_strict_cookie_carries_it(memory):
     app = create_app(memory.with_(token=TOKEN))
     for scheme in ("http", "https"):
         with TestClient(app, base_url=f"{scheme}://127.0.0.1") as c:
-            assert c.get("/ui/").status_code == 401
+            refused = c.get("/ui/")
+            assert refused.status_code == 401 and "text/html" in refused.headers["content-type"]
+            assert "?token=&lt;SOLOGRAPH_TOKEN&gt;" in refused.text
             assert c.get("/ui/?token=wrong").status_code == 401
             r = c.get(f"/ui/sessions?project=web-app&token={TOKEN}", follow_redirects=False)
             assert r.status_code == 303 and r.headers["location"] == "/ui/sessions?project=web-app"
