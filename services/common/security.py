@@ -19,7 +19,7 @@ import hmac
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from solograph.config import LOOPBACK_HOSTS, WILDCARD_HOSTS, Settings
 from solograph.errors import ConfigError
@@ -174,8 +174,8 @@ def _query_token(scope: dict) -> str | None:
 def _cookie(header: str) -> str | None:
     for part in header.split(";"):
         name, _, value = part.strip().partition("=")
-        if name == COOKIE:
-            return value.strip().strip('"')
+        if name == COOKIE:  # quoted when set: a token may hold what a cookie may not
+            return unquote(value.strip().strip('"'))
     return None
 
 
@@ -185,7 +185,7 @@ async def _set_cookie(send: Callable, scope: dict, token: str) -> None:
                                           keep_blank_values=True) if k != "token"]
     path = scope.get("path", "/") or "/"
     where = path + ("?" + urlencode(query) if query else "")
-    cookie = f"{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict"
+    cookie = f"{COOKIE}={quote(token, safe='')}; Path=/; HttpOnly; SameSite=Strict"
     if scope.get("scheme") == "https":
         cookie += "; Secure"
     await send({"type": "http.response.start", "status": 303, "headers": [

@@ -111,6 +111,15 @@ def test_the_token_is_given_once_and_a_strict_cookie_carries_it(memory):
                          headers={"authorization": f"Bearer {TOKEN}"}).status_code == 200
 
 
+def test_a_token_a_cookie_could_not_hold_as_it_is_still_works(memory):
+    token = "semi;colon, space \"quoted\"=" + "z" * 20
+    with TestClient(create_app(memory.with_(token=token)), base_url="http://127.0.0.1") as c:
+        from urllib.parse import quote
+
+        r = c.get("/ui/?token=" + quote(token, safe=""))  # follows the redirect
+        assert r.status_code == 200 and "What the memory holds" in r.text
+
+
 def _cli(memory: Settings, *argv: str) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLOGRAPH_", "CLAUDE_"))}
     env.update(SOLOGRAPH_HOME=str(memory.home), CLAUDE_PROJECTS_PATH=str(memory.claude_projects),
