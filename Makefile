@@ -37,6 +37,7 @@ bench-all: bench
 	$(PY) bench/semantic_bench.py
 	$(PY) bench/secrets_bench.py
 	$(PY) bench/secrets_linear_bench.py
+	$(PY) bench/web_bench.py
 
 eval: $(STAMP)
 	$(PY) evals/run.py --check

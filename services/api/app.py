@@ -35,6 +35,7 @@ from solograph_services.common.errors import status_of
 from solograph_services.common.handoff import Handoff
 from solograph_services.common.jobs import create_celery, job_status, job_table, submit
 from solograph_services.common.security import Guard, check_bind, log_config
+from solograph_services.web.pages import mount as mount_web
 
 log = logging.getLogger("solograph.api")
 
@@ -206,7 +207,7 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
                       {"name": "reads", "description": "answers from the local indexes"},
                       {"name": "jobs", "description": "work handed to the worker pool"},
                       {"name": "health", "description": "liveness and readiness"}])
-    app.add_middleware(Guard, settings=settings, public=("/health",))
+    app.add_middleware(Guard, settings=settings, public=("/health",), browser=("/", "/ui"))
     app.add_exception_handler(RequestValidationError, _translate)
     app.add_exception_handler(SolographError, _translate)
     app.add_exception_handler(Exception, _translate)
@@ -298,6 +299,7 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
         return Response(reads.to_json(body), status_code=200 if ok else 503,
                         media_type="application/json")
 
+    mount_web(app, settings)  # the page for people, at /ui
     return app
 
 

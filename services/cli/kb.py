@@ -60,6 +60,8 @@ def _add_graph(sub: argparse._SubParsersAction, help_: str) -> None:
     p.add_argument("--page", metavar="SLUG", help="one page's backlinks and links")
     p.add_argument("--check", action="store_true",
                    help="print only the problems; exit 1 when there are any")
+    p.add_argument("--nodes", action="store_true",
+                   help="every page and link too (with --json: what draws the graph)")
     _json(p)
 
 
@@ -194,7 +196,7 @@ def _render_page(a: dict) -> None:
 
 def _graph(settings: Settings, args: argparse.Namespace) -> int:
     answer = reads.kb_graph(_settings(settings), path=args.path, page=args.page,
-                            check=args.check)
+                            check=args.check, nodes=args.nodes)
     code = 1 if args.check and not args.page and answer["problems"] else 0
     emit(args, answer, _render_graph)
     return code

@@ -44,6 +44,7 @@ EPILOG = """examples:
   solograph index-kb                       warm the KB index (searches sync by themselves)
   solograph refresh                        the nightly job (cron): registry, scan, sessions, KB
   solograph mcp                            the MCP server over stdio (what `claude mcp add` runs)
+  solograph ui                             the page for people on 127.0.0.1 (search, sessions, wiki)
 
 environment:
   SOLOGRAPH_HOME        where the indexes live (default ~/.solo)

@@ -1,4 +1,5 @@
-"""The commands that start the services: mcp, api, worker, beat and http (the sources API).
+"""The commands that start the services: mcp, api, worker, beat, http (the sources API) and ui
+(the page for people, embedded).
 Each imports its service only when it runs."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ COMMANDS = {
     "worker": "a Celery worker (needs SOLOGRAPH_REDIS_URL)",
     "beat": "the Celery beat schedule: the nightly refresh (run exactly one)",
     "http": "the sources search API for SearXNG (/search, /sources)",
+    "ui": "the page for people on 127.0.0.1: search, sessions, the wiki and its link graph",
 }
 PORTS = {"mcp": ("SOLOGRAPH_MCP_PORT", 8766), "api": ("SOLOGRAPH_API_PORT", 8765),
          "http": ("SOLOGRAPH_SEARCH_PORT", 8002)}
@@ -29,6 +31,8 @@ def add(sub: argparse._SubParsersAction, name: str) -> None:
         setting, port = PORTS[name]
         p.add_argument("--host", help="bind address (default SOLOGRAPH_HOST or 127.0.0.1)")
         p.add_argument("--port", type=int, help=f"port (default {setting} or {port})")
+    if name == "ui":
+        p.add_argument("--port", type=int, help="port (default SOLOGRAPH_API_PORT or 8765)")
     if name == "worker":
         p.add_argument("-Q", "--queues", default=None,
                        help="queues to consume, comma-separated (default: all of them)")
@@ -51,6 +55,8 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         from solograph_services.api.app import serve
 
         serve(settings.with_(api_port=args.port or settings.api_port))
+    elif args.command == "ui":
+        serve_ui(settings.bind("127.0.0.1").with_(api_port=args.port or settings.api_port))
     elif args.command == "http":
         from solograph_services.search.app import serve
 
@@ -66,3 +72,22 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         else:
             run_beat(settings)
     return 0
+
+
+def serve_ui(settings: Settings) -> None:
+    """The API with its pages on loopback, after printing the address to open (with the token
+    when one is set, as Jupyter prints it: the page then keeps it in a cookie)."""
+    import uvicorn
+
+    from solograph_services.api.app import create_app
+    from solograph_services.common.security import log_config
+
+    address = f"http://127.0.0.1:{settings.api_port}/ui/"
+    if settings.token:
+        from urllib.parse import quote
+
+        address += "?token=" + quote(settings.token, safe="")
+    print(f"solograph ui: {address}", flush=True)
+    uvicorn.run(create_app(settings), host="127.0.0.1", port=settings.api_port,
+                log_level="warning", proxy_headers=False, server_header=False,
+                log_config=log_config())

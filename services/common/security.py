@@ -5,6 +5,12 @@ The Host header must name this server (DNS rebinding); a browser's Origin must b
 own origin (the Host it was reached by) or one listed in SOLOGRAPH_ALLOWED_ORIGINS, so a page
 on another local port cannot post to it; request bodies are bounded, chunked ones included.
 Refusals are short JSON, never a stack trace.
+
+Pages for a browser (`browser` path prefixes: the page for people) take the same token from a
+cookie as well: a person opens the address once with `?token=...` (as Jupyter prints it), the
+guard checks it, answers with a redirect to the same address without it and sets an HttpOnly,
+SameSite=Strict cookie (Secure over https) that carries it from then on. The cookie counts only
+on those paths, so the JSON API still needs the bearer header.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import hmac
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from solograph.config import LOOPBACK_HOSTS, WILDCARD_HOSTS, Settings
 from solograph.errors import ConfigError
@@ -22,6 +28,7 @@ MAX_BODY_BYTES = 1_000_000
 ASGIApp = Callable[[dict, Callable[[], Awaitable[dict]], Callable[[dict], Awaitable[None]]],
                    Awaitable[None]]
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
+COOKIE = "solograph_token"
 
 
 def check_bind(settings: Settings) -> None:
@@ -78,13 +85,15 @@ class Guard:
     """Wraps an ASGI app; `public` paths (health probes) skip the token, never the Host check."""
 
     def __init__(self, app: ASGIApp, settings: Settings, *,
-                 public: Iterable[str] = ("/health",), max_body: int = MAX_BODY_BYTES) -> None:
+                 public: Iterable[str] = ("/health",), max_body: int = MAX_BODY_BYTES,
+                 browser: Iterable[str] = ()) -> None:
         check_bind(settings)
         self.app = app
         self.token = settings.token.encode()
         self.hosts = allowed_host_names(settings)
         self.origins = {key for o in settings.allowed_origins if (key := origin_key(o))}
         self.public = frozenset(public)
+        self.browser = tuple(browser)
         self.max_body = max_body
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
@@ -103,7 +112,13 @@ class Guard:
                 refusal = self._too_large()
         if refusal:
             status, code, message = refusal
-            await _reply(send, status, {"error": code, "message": message})
+            if status == 401 and self._for_browser(scope):
+                await _reply_page(send, status, message)
+            else:
+                await _reply(send, status, {"error": code, "message": message})
+            return
+        if self.token and self._for_browser(scope) and _query_token(scope) is not None:
+            await _set_cookie(send, scope, self.token.decode())
             return
         await self.app(scope, _bounded(receive, self.max_body), send)
 
@@ -126,10 +141,58 @@ class Guard:
         if self.token and scope.get("path", "") not in self.public:
             given = headers.get("authorization", "")
             scheme, _, value = given.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(),
-                                                                      self.token):
-                return 401, "unauthorized", "a valid bearer token is required"
+            if scheme.lower() == "bearer" and self._valid(value.strip()):
+                return None
+            if self._for_browser(scope):
+                offered = _query_token(scope)
+                if offered is None:
+                    offered = _cookie(headers.get("cookie", ""))
+                if offered is not None and self._valid(offered):
+                    return None
+                return 401, "unauthorized", ("open this address with ?token=<SOLOGRAPH_TOKEN> "
+                                             "once; a cookie keeps it")
+            return 401, "unauthorized", "a valid bearer token is required"
         return None
+
+    def _valid(self, value: str) -> bool:
+        return hmac.compare_digest(value.encode(), self.token)
+
+    def _for_browser(self, scope: dict) -> bool:
+        path = scope.get("path", "")
+        return any(path == p or (p != "/" and path.startswith(p.rstrip("/") + "/"))
+                   for p in self.browser)
+
+
+def _query_token(scope: dict) -> str | None:
+    query = scope.get("query_string", b"").decode("latin-1")
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        if key == "token":
+            return value
+    return None
+
+
+def _cookie(header: str) -> str | None:
+    for part in header.split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == COOKIE:  # quoted when set: a token may hold what a cookie may not
+            return unquote(value.strip().strip('"'))
+    return None
+
+
+async def _set_cookie(send: Callable, scope: dict, token: str) -> None:
+    """The address without `token`, and the cookie that carries it from now on."""
+    query = [(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1"),
+                                          keep_blank_values=True) if k != "token"]
+    path = scope.get("path", "/") or "/"
+    where = path + ("?" + urlencode(query) if query else "")
+    cookie = f"{COOKIE}={quote(token, safe='')}; Path=/; HttpOnly; SameSite=Strict"
+    if scope.get("scheme") == "https":
+        cookie += "; Secure"
+    await send({"type": "http.response.start", "status": 303, "headers": [
+        (b"location", where.encode("latin-1", "replace")), (b"set-cookie", cookie.encode()),
+        (b"cache-control", b"no-store"), (b"referrer-policy", b"no-referrer"),
+        (b"content-length", b"0")]})
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def _buffered(receive: Callable, limit: int) -> tuple[Callable, bool]:
@@ -179,6 +242,19 @@ async def _reply(send: Callable, status: int, body: dict) -> None:
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="solograph"'))
     await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
+
+
+async def _reply_page(send: Callable, status: int, message: str) -> None:
+    """A refusal a person reads in the browser: fixed text, no script, nothing from the request."""
+    data = ("<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>solograph: "
+            f"token needed</title><h1>solograph</h1><p>{message}.</p></html>").replace(
+                "<SOLOGRAPH_TOKEN>", "&lt;SOLOGRAPH_TOKEN&gt;").encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"text/html; charset=utf-8"),
+        (b"content-length", str(len(data)).encode()),
+        (b"content-security-policy", b"default-src 'none'"), (b"cache-control", b"no-store"),
+        (b"www-authenticate", b'Bearer realm="solograph"')]})
     await send({"type": "http.response.body", "body": data})
 
 

@@ -88,6 +88,11 @@ def symbol_search(settings: Settings, query: str, *, project: str | None = None,
     return read("symbol_search", settings, query=query, project=project, limit=limit)
 
 
+def symbol_source(settings: Settings, project: str, path: str, line: int, *,
+                  lines: int = 40) -> dict:
+    return read("symbol_source", settings, project=project, path=path, line=line, lines=lines)
+
+
 def project_info(settings: Settings, action: str, *, project: str | None = None,
                  package: str | None = None, name: str | None = None) -> dict:
     return read("project_info", settings, action=action, project=project, package=package,
@@ -123,8 +128,8 @@ def kb_get(settings: Settings, ref: str) -> dict:
 
 
 def kb_graph(settings: Settings, *, path: str | None = None, page: str | None = None,
-             check: bool = False) -> dict:
-    return read("kb_graph", settings, path=path, page=page, check=check)
+             check: bool = False, nodes: bool = False) -> dict:
+    return read("kb_graph", settings, path=path, page=page, check=check, nodes=nodes)
 
 
 def kb_hint(settings: Settings, prompt: str, *, session: str | None = None) -> dict:
@@ -133,3 +138,14 @@ def kb_hint(settings: Settings, prompt: str, *, session: str | None = None) -> d
 
 def kb_aliases(settings: Settings, *, suggest: bool = False) -> dict:
     return read("kb_aliases", settings, suggest=suggest)
+
+
+def session_list(settings: Settings, *, project: str | None = None, limit: int = 50,
+                 offset: int = 0) -> dict:
+    return read("session_list", settings, project=project, limit=limit, offset=offset)
+
+
+def session_read(settings: Settings, session_id: str, *, offset: int | None = None,
+                 size: int = 100, query: str | None = None) -> dict:
+    return read("session_read", settings, session_id=session_id, offset=offset, size=size,
+                query=query)

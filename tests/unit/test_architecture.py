@@ -91,6 +91,13 @@ def test_every_subpackage_is_listed_for_packaging():
         for init in base.rglob("__init__.py"):
             rel = init.parent.relative_to(base)
             found.add(".".join([prefix, *rel.parts]) if rel.parts else prefix)
+    # Folders of data inside a package (the page's templates and assets) are listed as the
+    # SQL folders are, so setuptools ships them without warning.
+    for folder in SERVICES.rglob("*"):
+        if folder.is_dir() and (folder.parent / "__init__.py").exists() and \
+                not (folder / "__init__.py").exists() and folder.name != "__pycache__" and \
+                any(f.is_file() for f in folder.iterdir()):
+            found.add(".".join(["solograph_services", *folder.relative_to(SERVICES).parts]))
     assert found == listed
 
 

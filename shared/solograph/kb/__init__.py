@@ -59,6 +59,7 @@ INDEX = Index(
                 Param("path", str, "this folder of the KB instead of the wiki", None),
                 Param("page", str, "one page's backlinks and links", None),
                 Param("check", bool, "only the problems", False),
+                Param("nodes", bool, "every page and link too, for drawing the graph", False),
             ),
             title="The wiki's link graph",
             description="Hubs, connectors, orphans, broken links, pages missing from index.md; "

@@ -117,7 +117,7 @@ def _json(text: str) -> list:
 
 
 def kb_graph(kb: KbIndex, *, path: str | None = None, page: str | None = None,
-             check: bool = False) -> dict:
+             check: bool = False, nodes: bool = False) -> dict:
     """The wiki's link graph (or a folder's): hubs, connectors, orphans, broken links, pages
     missing from index.md; with `page`, its backlinks and links; `check`: problems only."""
     from solograph.kb import graph
@@ -126,7 +126,7 @@ def kb_graph(kb: KbIndex, *, path: str | None = None, page: str | None = None,
         row = find_doc(kb, page)
         return {"page": row["path"], "title": row["title"], **graph.page_links(kb.conn,
                                                                                 row["id"])}
-    answer = graph.report(kb.conn, path=path, check=check)
+    answer = graph.report(kb.conn, path=path, check=check, drawing=nodes)
     if not path and layout_warnings(kb):
         answer["warnings"] = layout_warnings(kb)
     return answer

@@ -53,7 +53,8 @@ def nodes(conn: sqlite3.Connection, path: str | None) -> dict[int, Node]:
         "ORDER BY d.path", params)}
 
 
-def report(conn: sqlite3.Connection, *, path: str | None = None, check: bool = False) -> dict:
+def report(conn: sqlite3.Connection, *, path: str | None = None, check: bool = False,
+           drawing: bool = False) -> dict:
     scope = nodes(conn, path)
     links = [r for r in conn.execute(
         # By the source's path, not its id: ids follow the order pages were first read in.
@@ -84,7 +85,27 @@ def report(conn: sqlite3.Connection, *, path: str | None = None, check: bool = F
                                 for i, v in connectors(content, edges)[:TOP]]
     answer.update(orphans=orphans, broken=broken, missing_from_index=missing,
                   frontmatter=frontmatter, problems=problems)
+    if drawing:
+        answer.update(_network(scope, edges, inbound, set(orphans), set(missing), broken))
     return answer
+
+
+def _network(scope: dict[int, Node], edges: set[tuple[int, int]],
+             inbound: dict[int, set[int]], orphans: set[str], missing: set[str],
+             broken: list[dict]) -> dict:
+    """Every page of the scope (in path order) and every link between two of them, as pairs
+    of places in that list: what a drawing of the graph needs."""
+    order = sorted(scope, key=lambda i: scope[i].path)
+    place = {doc: n for n, doc in enumerate(order)}
+    broken_from: dict[str, int] = defaultdict(int)
+    for b in broken:
+        broken_from[b["from"]] += 1
+    out = [{"path": scope[i].path, "title": scope[i].title, "inbound": len(inbound[i]),
+            "catalog": scope[i].catalog, "orphan": scope[i].path in orphans,
+            "missing_from_index": scope[i].path in missing,
+            "broken": broken_from[scope[i].path]} for i in order]
+    pairs = sorted([place[s], place[d]] for s, d in edges)
+    return {"nodes": out, "pairs": pairs}
 
 
 def _brief(node: Node, **extra: object) -> dict:

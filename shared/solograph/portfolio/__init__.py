@@ -58,6 +58,21 @@ INDEX = Index(
                 "names defined in several places (dupes), the project list (projects). "
                 "Example: {\"action\": \"explain\", \"project\": \"my-app\"}."),
             route="/v1/project_info", sync=False),
+        Answer(
+            name="symbol_source",
+            run="solograph.portfolio.answers:symbol_source",
+            params=(
+                Param("project", str, 'the project of a symbol hit, e.g. "my-app"',
+                      max_length=200),
+                Param("path", str, 'its file, e.g. "src/auth.py"', max_length=1000),
+                Param("line", int, "its line, e.g. 12"),
+                Param("lines", int, "how many lines to show (at most 200)", 40),
+            ),
+            title="The lines of a definition",
+            description="The lines of an indexed file from a symbol hit's line on (redacted), "
+                        "with the definitions found there.",
+            route="/v1/symbols/source", command="symbol-source", tool=False, sync=False,
+            fresh=False),
     ),
     jobs=(
         Job("scan", "solograph.portfolio.sync:scan_portfolio",

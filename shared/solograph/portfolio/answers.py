@@ -26,6 +26,15 @@ def symbol_search(handle: Handle, *, query: str, project: str | None = None,
     return {"query": query, "project": project, "count": len(results), "results": results}
 
 
+def symbol_source(handle: Handle, *, project: str, path: str, line: int,
+                  lines: int = 40) -> dict:
+    """The lines of an indexed file around a definition, redacted."""
+    from solograph.portfolio import source
+
+    return source.symbol_source(handle.conn, project=project, path=path, line=line,
+                                lines=lines)
+
+
 def project_info(handle: Handle, *, action: str, project: str | None = None,
                  package: str | None = None, name: str | None = None) -> dict:
     """One project (explain, deps) or the whole portfolio (stats, shared, dupes, projects)."""

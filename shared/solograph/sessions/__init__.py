@@ -58,6 +58,35 @@ INDEX = Index(
             title="Export one past session",
             description="One stored conversation, whole, as markdown or JSONL.",
             route="/v1/sessions/export", tool=False, bounded=False, fresh=False),
+        Answer(
+            name="session_list",
+            run="solograph.sessions.answers:session_list",
+            params=(
+                Param("project", str, 'only this project, e.g. "my-app"', None, max_length=200),
+                Param("limit", int, "how many sessions, e.g. 50", 50),
+                Param("offset", int, "skip this many of the newest first", 0),
+            ),
+            title="List past sessions",
+            description="Stored sessions newest first, archived ones too: project, dates, "
+                        "title, messages, live or archived.",
+            route="/v1/sessions/list", command="session-list", tool=False),
+        Answer(
+            name="session_read",
+            run="solograph.sessions.answers:session_read",
+            params=(
+                Param("session_id", str, "the session's id, from a search result",
+                      max_length=100),
+                Param("offset", int, "the first message (default 0, or the page of the "
+                      "first match)", None),
+                Param("size", int, "messages on the page (at most 500)", 100),
+                Param("query", str, "mark the messages holding these words", None, http="q"),
+            ),
+            title="Read one past session, a page at a time",
+            description="One page of a stored conversation in order, sub-agents inline, tool "
+                        "calls with their arguments; with a query, the page of its first "
+                        "match. Example: {\"session_id\": \"5f0c2a9e\", \"query\": \"webhook\"}.",
+            route="/v1/sessions/read", command="session-read", tool=False, sync=False,
+            fresh=False),
     ),
     jobs=(
         Job("sync_sessions", "solograph.sessions.sync:sync_sessions",

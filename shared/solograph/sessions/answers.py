@@ -69,3 +69,23 @@ def session_export(handle: Handle, *, session_id: str, fmt: str = "markdown") ->
     from solograph.sessions import transcript
 
     return transcript.export(handle.conn, session_id.strip(), fmt)
+
+
+def session_list(handle: Handle, *, project: str | None = None, limit: int = 50,
+                 offset: int = 0) -> dict:
+    """Stored sessions newest first, archived ones too: project, dates, title, size."""
+    from solograph.sessions import browse
+
+    if project:
+        check_project(handle.conn, project)
+    return browse.session_list(handle.conn, project=project, limit=limit, offset=offset)
+
+
+def session_read(handle: Handle, *, session_id: str, offset: int | None = None,
+                 size: int = 100, query: str | None = None) -> dict:
+    """One page of a stored conversation, in order; with `query`, the page of its first
+    matching message, the matching messages marked."""
+    from solograph.sessions import browse
+
+    return browse.session_read(handle.conn, session_id, offset=offset, size=size,
+                               query=query)
