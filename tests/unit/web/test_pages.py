@@ -123,7 +123,7 @@ def test_a_token_a_cookie_could_not_hold_as_it_is_still_works(memory):
 def _cli(memory: Settings, *argv: str) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLOGRAPH_", "CLAUDE_"))}
     env.update(SOLOGRAPH_HOME=str(memory.home), CLAUDE_PROJECTS_PATH=str(memory.claude_projects),
-               KB_PATH=str(memory.kb_path), SOLOGRAPH_CLI_SERVER="off")
+               KB_PATH=str(memory.kb_path))
     out = subprocess.run(solograph_cmd(*argv, "--json"), env=env, capture_output=True,
                          text=True, timeout=60)
     return out.stdout.rstrip("\n")
