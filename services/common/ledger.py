@@ -66,6 +66,10 @@ def submitted(path: Path, *, job_id: str, name: str, queue: str) -> None:
 
 
 def started(path: Path, *, job_id: str, worker: str) -> None:
+    """A no-op where no job was ever submitted (a worker on a host of its own, the model's
+    host): the worker never makes a store of its own."""
+    if not path.exists():
+        return
     with closing(_connect(path)) as conn:
         conn.execute("UPDATE jobs SET state = 'STARTED', started = ?, worker = ? "
                      "WHERE id = ? AND ended IS NULL", (time.time(), worker, job_id))
@@ -75,7 +79,7 @@ def ended(path: Path, *, job_id: str, state: str, result: object = None,
           error: dict | None = None) -> None:
     """Only an end (SUCCESS, FAILURE, REVOKED) is written; a scan that hands itself over to
     its parts (IGNORED) has not ended."""
-    if state not in ENDED:
+    if state not in ENDED or not path.exists():
         return
     try:
         kept = json.dumps(result)
