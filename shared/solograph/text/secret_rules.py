@@ -206,12 +206,19 @@ _PROVIDERS = (
     "newrelic", "notion", "nytimes", "okta", "plaid", "rapidapi", "sendbird", "sentry", "snyk",
     "sonar", "squarespace", "sumologic", "terraform", "travis", "twilio", "twitch", "twitter",
     "typeform", "vercel", "zendesk",
+    # Prefixed kinds the prefilter leaves out (Alibaba's LTAI, Dropbox's sl., Square's EAAA,
+    # Yandex's t1. and YC, Frame.io's fio-u-) and other catalogue entries, by their name.
+    "square", "yandex", "frameio", "frame.io", "maxmind", "authress", "brevo", "sendinblue",
+    "mapbox", "cloudflare", "planetscale", "pulumi", "shopify", "postman", "grafana",
+    "dynatrace", "sourcegraph", "octopus", "openshift", "scalingo", "shippo", "easypost",
+    "duffel", "flutterwave", "clickhouse", "infracost", "prefect",
 )
 # Found at the credential's word (which other rules wake on too), the name looked for before.
 _NAMED_HEADS: tuple[Head, ...] = (
     (("token",), "token"), (("key",), "key"), (("secret",), "secret"),
     (("pass",), "password"), (("credential",), "credential"))
-_NAMED_BEFORE = ("(?i)(?<![a-z0-9])(?:" + "|".join(_PROVIDERS) + r")[a-z0-9_. \"':{-]{0,24}\Z")
+_NAMED_BEFORE = ("(?i)(?<![a-z0-9])(?:" + "|".join(map(re.escape, _PROVIDERS))
+                 + r")[a-z0-9_. \"':{-]{0,24}\Z")
 _NAMED_TAIL = (
     r"s?\b(?:\\*[\"'])?[ \t]*(?:[:=,]>?|:=|->|[ \t]is[ \t]|[ \t]was[ \t])?[ \t]*"
     r"(?:\\*[\"'`])?(?P<v>[a-z0-9_+/=.-]{20,400})"

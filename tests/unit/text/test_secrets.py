@@ -665,6 +665,24 @@ PREFIXED = [
 ]
 
 
+# The prefixes the prefilter leaves out are found by the provider named before them.
+NAMED = [
+    ("alibaba access key", "LTAI" + A[:20]),
+    ("dropbox token", "sl." + A[:135]),
+    ("square access token", "EAAA" + A[:60]),
+    ("yandex token", "t1." + A[:40] + "." + A[:86]),
+    ("frame.io token", "fio-u-" + A[:64]),
+]
+
+
+@pytest.mark.parametrize(("kind", "token"), NAMED, ids=[k for k, _ in NAMED])
+def test_tokens_the_prefilter_leaves_out_go_by_their_providers_name(kind: str, token: str):
+    for text in (f"my {kind} is {token}", f'{kind.replace(" ", "_")}: "{token}"'):
+        assert redact(text) == text.replace(token, REDACTED), text
+    look_alike = f"the {kind} docs: " + token[:12] + "-" * 30
+    assert redact(look_alike) is look_alike
+
+
 @pytest.mark.parametrize(("kind", "token"), PREFIXED, ids=[k for k, _ in PREFIXED])
 def test_every_prefixed_token_goes(kind: str, token: str) -> None:
     for text in (f"{kind}: {token}", f'{kind} = {{"token": "{token}"}}',
