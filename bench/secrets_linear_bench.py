@@ -24,10 +24,17 @@ CASES = [
     ("connection string", "a:", 50_000),
     ("token: x", "x", 200_000),
     ("sk- runs", "a1B2-", 40_000),
+    ("jira token is", "jira token is ", 20_000),
+    ("ppk lines", "QUFB" * 16 + "\n", 20_000),
+    ("client(", "client(", 30_000),
+    ("-usNN", "-us12", 40_000),
+    (".atlasv1.", ".atlasv1.", 30_000),
+    ("sentry hex", "0a", 100_000),
 ]
 PREFIX = {"key body": "-----BEGIN RSA PRIVATE KEY-----\n", "connection string": "://",
-          "token: x": "token: ", "sk- runs": "sk-"}
-SUFFIX = {"connection string": "@"}
+          "token: x": "token: ", "sk- runs": "sk-",
+          "ppk lines": "Private-Lines: 1\n", "sentry hex": "://"}
+SUFFIX = {"connection string": "@", "sentry hex": "@"}
 
 
 def seconds(text: str, runs: int = 3) -> float:

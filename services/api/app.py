@@ -28,6 +28,7 @@ from solograph.config import Settings
 from solograph.errors import BadQuery, ConfigError, SolographError
 from solograph.index import Answer
 from solograph.indexes import all_answers
+from solograph.limits import bad_path
 from solograph.sources import CRAWLS
 from solograph_services.common import health as probes
 from solograph_services.common import liveness
@@ -121,6 +122,8 @@ async def _translate(request: Request, exc: Exception) -> Response:
         return Response(reads.to_json({"error": "bad_request", "message": problems,
                                        "hint": "see /docs for this endpoint's parameters"}),
                         status_code=422, media_type="application/json")
+    if isinstance(exc, OSError) and (translated := bad_path(exc)) is not None:
+        exc = translated  # a path parameter outside the reads (a job's, say)
     if isinstance(exc, SolographError):
         return Response(reads.to_json(exc.to_dict()), status_code=status_of(exc),
                         media_type="application/json")

@@ -144,6 +144,14 @@ def _run(argv: list[str]) -> int:
         from solograph_services.cli.output import report_error
 
         return report_error(exc, args)
+    except OSError as exc:
+        from solograph.limits import bad_path
+        from solograph_services.cli.output import report_error
+
+        translated = bad_path(exc)  # a path argument the file system refuses
+        if translated is None:
+            raise
+        return report_error(translated, args)
 
 
 def _silence_stdout() -> None:

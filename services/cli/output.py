@@ -81,13 +81,13 @@ def warn(warnings: list[str]) -> None:
 
 def report_error(exc: SolographError, args: argparse.Namespace | None) -> int:
     """The error object on stdout with --json, the message and the next step on stderr,
-    exit 1."""
+    exit 1 (2 for an error that says so: a path the file system refuses)."""
     if args is not None and getattr(args, "json", False):
         print(to_json(exc.to_dict()))
     print(f"solograph: {exc.message}", file=sys.stderr)
     if exc.hint:
         print(f"  hint: {exc.hint}", file=sys.stderr)
-    return 1
+    return getattr(exc, "exit_code", 1)
 
 
 def summary(a: dict) -> None:

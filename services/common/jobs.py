@@ -10,7 +10,11 @@ only send.
 
 from __future__ import annotations
 
+import sqlite3
+import time
+import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
 import redis
 from billiard.exceptions import WorkerLostError
@@ -25,7 +29,7 @@ from solograph.config import Settings
 from solograph.errors import BadQuery, ConfigError, SolographError
 from solograph.indexes import all_indexes
 from solograph.sources import CRAWLS
-from solograph_services.common import liveness
+from solograph_services.common import ledger, liveness
 from solograph_services.common.publish import Transport
 
 # Redis redelivers an unacknowledged message after the visibility timeout, so it must exceed
@@ -131,6 +135,9 @@ def create_celery(settings: Settings, *, consumer: bool = False) -> Celery:
         broker_connection_retry_on_startup=True,
         timezone="UTC",
         enable_utc=True,
+        # Where jobs are kept apart from the broker (common.ledger): the API and the worker
+        # share the data volume.
+        solograph_ledger=str(ledger.ledger_path(settings)),
     )
     if not consumer:
         timeout = settings.broker_timeout_ms / 1000
@@ -157,19 +164,30 @@ def submit(celery: Celery, job: str, **kwargs) -> str:
     spec = table.get(job)
     if spec is None:
         raise BadQuery(f"unknown job {job!r}", hint=f"use one of: {', '.join(table)}")
+    job_id = str(uuid.uuid4())
+    path = _ledger(celery)
+    if path is not None:
+        ledger.safely(ledger.submitted, path, job_id=job_id, name=job, queue=spec.queue)
     try:
-        result = celery.send_task(spec.task, kwargs=kwargs, queue=spec.queue)
+        result = celery.send_task(spec.task, kwargs=kwargs, queue=spec.queue, task_id=job_id)
     except (KombuOperationalError, RedisConnectionError, RedisTimeoutError) as exc:
         raise BrokerUnavailable(f"the broker did not accept the job: {exc}",
                                 hint="check that redis is running at SOLOGRAPH_REDIS_URL") from None
     return result.id
 
 
+def _ledger(celery: Celery) -> Path | None:
+    found = celery.conf.get("solograph_ledger")
+    return Path(found) if found else None
+
+
 def job_status(celery: Celery, job_id: str, *, client: redis.Redis | None = None,
                worker_timeout_s: float = 60.0) -> dict:
     """{"job", "state", then "result" on success, "error" on failure, "progress" while running}.
 
-    An id Celery never saw is PENDING, like a job still waiting in its queue. With `client`
+    An id Celery never saw is PENDING, like a job still waiting in its queue, unless the
+    ledger knows it (`common.ledger`): then an ended job answers from there, and one the broker
+    forgot (a Redis restarted empty) is `lost`, with a hint to run it again. With `client`
     the job is first settled if its worker is gone (`liveness.reap`): FAILURE `worker_lost`
     for a job it had started, back in its queue for one it had not."""
     result = celery.AsyncResult(job_id)
@@ -185,10 +203,65 @@ def job_status(celery: Celery, job_id: str, *, client: redis.Redis | None = None
             out["error"] = _error(result.result, state)
         elif state == "PROGRESS" and isinstance(result.info, dict):
             out["progress"] = result.info
+        elif state == "PENDING" and (path := _ledger(celery)) is not None:
+            out = _kept(path, job_id, client, worker_timeout_s) or out
     except (RedisConnectionError, RedisTimeoutError, KombuOperationalError) as exc:
         raise BrokerUnavailable(f"the result backend could not be read: {exc}",
                                 hint="check that redis is running at SOLOGRAPH_REDIS_URL") from None
     return {"id": job_id, **out}
+
+
+def _kept(path: Path, job_id: str, client: redis.Redis | None,
+          worker_timeout_s: float) -> dict | None:
+    """The answer for a job the backend does not know, from the ledger; None to keep PENDING."""
+    try:
+        entry = ledger.get(path, job_id)
+    except (OSError, sqlite3.Error):
+        return None
+    if entry is None:
+        return None
+    out: dict = {"job": entry["name"], "state": entry["state"]}
+    if entry["state"] in ledger.ENDED:  # its result expired or the broker restarted since
+        if entry["state"] == "SUCCESS":
+            out["result"] = entry["result"]
+        else:
+            out["error"] = entry["error"] or {"error": entry["state"].lower(),
+                                              "message": "the job did not succeed"}
+        return out
+    if client is None:
+        return None
+    for _ in range(2):  # a worker moving the message between its lists is seen on a look again
+        if _held(client, entry, worker_timeout_s):
+            return out if entry["state"] == "STARTED" else None
+        time.sleep(0.1)
+        entry = ledger.get(path, job_id) or entry
+        if entry["state"] in ledger.ENDED:
+            return _kept(path, job_id, client, worker_timeout_s)
+    route = job_table().get(entry["name"], Job("", "")).route
+    again = f"POST /v1/jobs/{route}" if route else f"`solograph {entry['name']}`"
+    return {"job": entry["name"], "state": "lost",
+            "error": {"error": "lost", "message": "the broker forgot this job before it finished "
+                                                  "(it restarted empty, or lost its data)"},
+            "hint": f"run it again: {again}"}
+
+
+def _held(client: redis.Redis, entry: dict, worker_timeout_s: float) -> bool:
+    """Whether the broker still has the job somewhere: waiting in its queue, unacknowledged,
+    received by a worker, or running on a worker that is alive."""
+    job_id = entry["id"].encode()
+    if entry["state"] == "STARTED":
+        # A Redis younger than the heartbeat timeout may not have heard from the worker yet.
+        if client.info("server").get("uptime_in_seconds", 0) < worker_timeout_s:
+            return True
+        nodes = {liveness.node_of(i) for i in liveness.alive(client, timeout=worker_timeout_s)}
+        return entry["worker"] in nodes
+    if client.hexists(liveness.JOBS, entry["id"]):
+        return True
+    # Bounded: a queue longer than this is taken to hold the job.
+    waiting = client.lrange(entry["queue"], 0, 9_999)
+    if len(waiting) >= 10_000 or any(job_id in m for m in waiting):
+        return True
+    return any(job_id in m for m in client.hvals("unacked"))
 
 
 def _error(exc: object, state: str) -> dict:
@@ -202,3 +275,8 @@ def _error(exc: object, state: str) -> dict:
     if isinstance(exc, BaseException):
         return {"error": type(exc).__name__, "message": str(exc)}
     return {"error": "failed", "message": str(exc)}
+
+
+def error_answer(exc: object, state: str) -> dict:
+    """What a failed job's answer says of `exc` (the worker keeps it in the ledger too)."""
+    return _error(exc, state)

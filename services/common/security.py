@@ -1,7 +1,11 @@
 """The request guard in front of the API, the MCP gateway and the sources API (pure ASGI).
 
 Loopback by default. Beyond loopback a bearer token is required and compared in constant time.
-The Host header must name this server (DNS rebinding); a browser's Origin must be the server's
+The Host header must name this server (DNS rebinding): loopback, the bind and published
+addresses, SOLOGRAPH_ALLOWED_HOSTS, and, for a server published on all addresses, the names it
+is published under (SOLOGRAPH_PUBLIC_HOSTS; by default the machine's own: its host name, FQDN
+and interface addresses). A public path (/health) asked from beyond loopback without the token
+says only up or down. A browser's Origin must be the server's
 own origin (the Host it was reached by) or one listed in SOLOGRAPH_ALLOWED_ORIGINS, so a page
 on another local port cannot post to it; request bodies are bounded, chunked ones included.
 Refusals are short JSON, never a stack trace.
@@ -15,9 +19,11 @@ on those paths, so the JSON API still needs the bearer header.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import logging
+import socket
 from collections.abc import Awaitable, Callable, Iterable
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
@@ -44,7 +50,59 @@ def allowed_host_names(settings: Settings) -> set[str]:
     wildcard), and SOLOGRAPH_ALLOWED_HOSTS."""
     names = {"127.0.0.1", "localhost", "::1", "[::1]", *settings.allowed_hosts}
     names |= {h for h in (settings.host, settings.published_host) if h not in WILDCARD_HOSTS}
+    if published_everywhere(settings):
+        names |= set(settings.public_hosts or machine_addresses())
     return {_bracketed(n.lower()) for n in names}
+
+
+def published_everywhere(settings: Settings) -> bool:
+    """Listening on every address (a wildcard bind, published on a wildcard or not said) with
+    a token: a team reaches it by the machine's names and addresses."""
+    return (bool(settings.token) and settings.host in WILDCARD_HOSTS
+            and settings.published_host in WILDCARD_HOSTS)
+
+
+def machine_addresses() -> set[str]:
+    """This machine's host name, FQDN and addresses: what a team types to reach it."""
+    names: set[str] = set()
+    try:
+        hostname = socket.gethostname()
+        names |= {hostname, socket.getfqdn()}
+        for name in (hostname, socket.getfqdn()):
+            with contextlib.suppress(OSError):  # a host name that does not resolve
+                names |= {str(info[4][0]).split("%", 1)[0]
+                          for info in socket.getaddrinfo(name, None)}
+    except OSError:
+        pass
+    names |= _interface_addresses()
+    return {n for n in names if n}
+
+
+def _interface_addresses() -> set[str]:
+    """Each interface's IPv4 address (SIOCGIFADDR) and the IPv6 ones in /proc (Linux)."""
+    found: set[str] = set()
+    try:
+        import fcntl
+        import struct
+
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            for _, name in socket.if_nameindex():
+                try:
+                    packed = fcntl.ioctl(sock.fileno(), 0x8915,  # SIOCGIFADDR
+                                         struct.pack("256s", name.encode()[:15]))
+                except OSError:  # an interface with no IPv4 address
+                    continue
+                found.add(socket.inet_ntoa(packed[20:24]))
+    except (ImportError, OSError, AttributeError):
+        pass
+    try:
+        with open("/proc/net/if_inet6", encoding="ascii") as fh:
+            for line in fh:
+                raw = line.split()[0]
+                found.add(socket.inet_ntop(socket.AF_INET6, bytes.fromhex(raw)))
+    except (OSError, ValueError, IndexError):
+        pass
+    return found
 
 
 def _bracketed(name: str) -> str:
@@ -95,6 +153,8 @@ class Guard:
         self.public = frozenset(public)
         self.browser = tuple(browser)
         self.max_body = max_body
+        # Beyond loopback a public path without the token answers only up or down.
+        self.trim_public = not settings.loopback_only
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
@@ -120,7 +180,14 @@ class Guard:
         if self.token and self._for_browser(scope) and _query_token(scope) is not None:
             await _set_cookie(send, scope, self.token.decode())
             return
+        if self.trim_public and scope.get("path", "") in self.public and not (
+                _loopback_client(scope) or self._token_ok(headers)):
+            send = _up_or_down(send)
         await self.app(scope, _bounded(receive, self.max_body), send)
+
+    def _token_ok(self, headers: dict[str, str]) -> bool:
+        scheme, _, value = headers.get("authorization", "").partition(" ")
+        return scheme.lower() == "bearer" and self._valid(value.strip())
 
     def _too_large(self) -> tuple[int, str, str]:
         return 413, "too_large", f"request bodies are limited to {self.max_body} bytes"
@@ -139,9 +206,7 @@ class Guard:
         if not (length.isascii() and length.isdigit()) or int(length) > self.max_body:
             return self._too_large()
         if self.token and scope.get("path", "") not in self.public:
-            given = headers.get("authorization", "")
-            scheme, _, value = given.partition(" ")
-            if scheme.lower() == "bearer" and self._valid(value.strip()):
+            if self._token_ok(headers):
                 return None
             if self._for_browser(scope):
                 offered = _query_token(scope)
@@ -193,6 +258,36 @@ async def _set_cookie(send: Callable, scope: dict, token: str) -> None:
         (b"cache-control", b"no-store"), (b"referrer-policy", b"no-referrer"),
         (b"content-length", b"0")]})
     await send({"type": "http.response.body", "body": b""})
+
+
+def _loopback_client(scope: dict) -> bool:
+    client = scope.get("client") or ("",)
+    host = str(client[0])
+    return host.startswith("127.") or host in ("::1", "localhost")
+
+
+def _up_or_down(send: Callable) -> Callable:
+    """A send that replaces the response body with `{"status": "up"}` (2xx) or `"down"`:
+    store state, folders and worker names are not for whoever asks from outside."""
+    status = 200
+
+    async def trimmed(message: dict) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+            return
+        if message["type"] == "http.response.body":
+            if message.get("more_body", False):
+                return
+            data = json.dumps({"status": "up" if status < 300 else "down"}).encode()
+            await send({"type": "http.response.start", "status": status, "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode())]})
+            await send({"type": "http.response.body", "body": data})
+            return
+        await send(message)
+
+    return trimmed
 
 
 async def _buffered(receive: Callable, limit: int) -> tuple[Callable, bool]:

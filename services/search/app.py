@@ -3,6 +3,7 @@
     GET /search?q=pricing+tiers&source=youtube&n=5   -> reads.source_search(...), its bytes
     GET /sources                                     -> what each source holds
     GET /health                                      -> {"status", "total", "sources", ...}
+    GET /openapi.json                                -> the OpenAPI document
 
 Every result carries `url`, `title` and `content` first, which is what SearXNG's
 `json_engine` reads (docs/searxng.md has the engine block). The app is plain ASGI: no web
@@ -50,7 +51,8 @@ class SearchApp:
         self.settings = settings
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="search")
         self.routes: dict[str, Callable[[dict[str, str]], tuple[int, bytes]]] = {
-            "/search": self.search, "/sources": self.sources, "/health": self.health}
+            "/search": self.search, "/sources": self.sources, "/health": self.health,
+            "/openapi.json": self.openapi}
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] == "lifespan":
@@ -100,6 +102,11 @@ class SearchApp:
         answer = reads.source_search(self.settings, action="list",
                                      source=params.get("source") or None, limit=limit)
         return 200, reads.to_json(answer).encode()
+
+    def openapi(self, params: dict[str, str]) -> tuple[int, bytes]:
+        from solograph_services.search.openapi import document
+
+        return 200, json.dumps(document(self.settings.max_results)).encode()
 
     def health(self, params: dict[str, str]) -> tuple[int, bytes]:
         """`status`, `total` (items) and `sources` (how many) as the search API this one

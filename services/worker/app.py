@@ -15,11 +15,12 @@ import threading
 import redis
 from celery import Celery
 from celery.schedules import crontab
-from celery.signals import worker_ready
+from celery.signals import task_postrun, task_prerun, worker_ready
 
 from solograph.config import Settings
 from solograph.errors import ConfigError
-from solograph_services.common.jobs import BrokerUnavailable, create_celery, job_table
+from solograph_services.common import ledger
+from solograph_services.common.jobs import BrokerUnavailable, create_celery, error_answer, job_table
 from solograph_services.common.jobs import queues as all_queues
 from solograph_services.worker import locks, tasks
 from solograph_services.worker.heartbeat import Heartbeat
@@ -100,10 +101,33 @@ def run_worker(settings: Settings, queues: list[str], concurrency: int) -> None:
     # Who is alive and what each holds, so a worker killed outright loses its jobs in a minute,
     # not in the visibility timeout's six hours.
     Heartbeat(app, settings, NODE_NAME).connect()
+    keep_in_ledger(settings)
     # Mingle and gossip only matter for revoke lists and events we do not use; skipping them
     # makes startup a second faster and keeps the broker quieter.
     app.worker_main(["worker", "-Q", ",".join(queues), "-c", str(concurrency), "-n", NODE_NAME,
                      "--loglevel", "INFO", "--without-mingle", "--without-gossip"])
+
+
+def keep_in_ledger(settings: Settings) -> None:
+    """Each job's start and end in the ledger (`common.ledger`), where a Redis restart
+    cannot erase them; only jobs the API or the CLI submitted have a row to update."""
+    path = ledger.ledger_path(settings)
+
+    def on_start(task_id: str | None = None, task: object = None, **_: object) -> None:
+        if task_id:
+            worker = getattr(getattr(task, "request", None), "hostname", None) or ""
+            ledger.safely(ledger.started, path, job_id=task_id, worker=worker)
+
+    def on_end(task_id: str | None = None, state: str | None = None, retval: object = None,
+               **_: object) -> None:
+        if task_id and state:
+            ok = state == "SUCCESS"
+            ledger.safely(ledger.ended, path, job_id=task_id, state=state,
+                          result=retval if ok else None,
+                          error=None if ok else error_answer(retval, state))
+
+    task_prerun.connect(on_start, weak=False, dispatch_uid="solograph-ledger-start")
+    task_postrun.connect(on_end, weak=False, dispatch_uid="solograph-ledger-end")
 
 
 def run_beat(settings: Settings) -> None:

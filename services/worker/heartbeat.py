@@ -20,6 +20,7 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 
 from solograph.config import Settings
 from solograph_services.common import liveness
+from solograph_services.worker import probe
 
 log = logging.getLogger("solograph.heartbeat")
 
@@ -33,6 +34,8 @@ class Heartbeat:
         self._thread: threading.Thread | None = None
         self._clients: dict[int, redis.Redis] = {}
         self._failing = False
+        # The container's health probe reads this file's age (`worker.probe`).
+        self.beat_file = probe.heartbeat_file(settings, liveness.node_of(self.instance))
 
     def client(self) -> redis.Redis:
         # One client per process: pool children must not share their parent's sockets. Short
@@ -61,7 +64,7 @@ class Heartbeat:
 
     def _first(self) -> None:
         client = self.client()
-        liveness.heartbeat(client, self.instance, timeout=self.timeout)
+        self._beat(client)
         retired = liveness.retire_others(client, self.instance)
         if retired:
             log.warning("earlier runs of this worker are gone: %s", ", ".join(retired))
@@ -69,8 +72,7 @@ class Heartbeat:
 
     def _run(self) -> None:
         while not self._stop.wait(self.timeout / liveness.BEATS_PER_TIMEOUT):
-            self._quietly("heartbeat", lambda: liveness.heartbeat(
-                self.client(), self.instance, timeout=self.timeout))
+            self._quietly("heartbeat", lambda: self._beat(self.client()))
             try:
                 liveness.reap(self.app, self.client(), timeout=self.timeout)
             except (redis.RedisError, OSError, KombuOperationalError):
@@ -78,11 +80,20 @@ class Heartbeat:
             except Exception:  # the thread's top level: a bug here must not stop heartbeats
                 log.exception("settling the jobs of dead workers failed")
 
+    def _beat(self, client: redis.Redis) -> None:
+        """One heartbeat; the file only once Redis took it, so a fresh file means the same."""
+        liveness.heartbeat(client, self.instance, timeout=self.timeout)
+        try:
+            probe.touch(self.beat_file)
+        except OSError as exc:  # a full or read-only home: the probe will say so
+            log.warning("the heartbeat file %s was not written: %s", self.beat_file, exc)
+
     def _shutdown(self, **_: object) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
         def leave() -> None:
+            self.beat_file.unlink(missing_ok=True)  # stopped: unhealthy at once
             liveness.forget_all(self.client(), self.instance)
             liveness.leave(self.client(), self.instance)
         self._quietly("leaving", leave)

@@ -1,25 +1,28 @@
 """The container health checks of the worker and of beat, which serve no HTTP:
 `python -m solograph_services.worker.probe worker|beat` (exit 0 healthy, 1 not, with why).
 
-- worker: a run of this host's worker node sent its heartbeat within SOLOGRAPH_WORKER_TIMEOUT_S
-  (`common.liveness`), so its main process is alive, reaches Redis and is not stuck;
+- worker: this host's worker node wrote its heartbeat file within SOLOGRAPH_WORKER_TIMEOUT_S.
+  The worker's heartbeat thread writes it right after each heartbeat Redis took
+  (`common.liveness`), so a fresh file says what the Redis read said (its main process is
+  alive, reaches Redis and is not stuck), with one `stat` and no broker round trip: on a busy
+  machine the probe's own imports and a slow Redis made the first probes time out and a
+  healthy worker took 80 s to count as healthy;
 - beat: the beat lock is held by a beat of this host, so after a Redis restart it took the lock
   again, and a beat whose lock another took is unhealthy until it exits.
 
-One Redis read each; redis-py and the light modules only (`celery inspect ping` would start
-Celery, about 2 s of CPU, and broadcast to every worker on each probe).
+The worker probe imports the standard library and the settings only; beat's one Redis read
+imports redis-py (`celery inspect ping` would start Celery, about 2 s of CPU, and broadcast to
+every worker on each probe).
 """
 
 from __future__ import annotations
 
 import socket
 import sys
-
-import redis
+import time
+from pathlib import Path
 
 from solograph.config import Settings
-from solograph_services.common import liveness
-from solograph_services.worker import locks
 
 
 def worker_node(hostname: str) -> str:
@@ -27,15 +30,36 @@ def worker_node(hostname: str) -> str:
     return f"solograph@{hostname}"
 
 
-def check(which: str, client: redis.Redis, settings: Settings, hostname: str) -> str | None:
-    """None when healthy, else what is wrong."""
+def heartbeat_file(settings: Settings, node: str) -> Path:
+    """Where a worker node writes its heartbeat: in the home, one file per node, so workers
+    sharing the data volume never read each other's."""
+    return settings.portfolio_db.parent / "run" / f"{node}.heartbeat"
+
+
+def touch(path: Path) -> None:
+    """Mark `path` fresh (the heartbeat thread calls it after each heartbeat Redis took)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch()  # an existing file: its times set to now
+
+
+def check_worker(settings: Settings, hostname: str, *, now: float | None = None) -> str | None:
+    node = worker_node(hostname)
+    try:
+        age = (time.time() if now is None else now) - heartbeat_file(settings, node).stat().st_mtime
+    except OSError:
+        age = None
+    if age is not None and age <= settings.worker_timeout_s:
+        return None
+    return f"no heartbeat from {node} in the last {settings.worker_timeout_s} s"
+
+
+def check(which: str, client, settings: Settings, hostname: str) -> str | None:
+    """None when healthy, else what is wrong; `client` (redis) is only read for beat."""
     if which == "worker":
-        node = worker_node(hostname)
-        runs = [i for i in liveness.alive(client, timeout=settings.worker_timeout_s)
-                if liveness.node_of(i) == node]
-        return None if runs else (f"no heartbeat from {node} in the last "
-                                  f"{settings.worker_timeout_s} s")
+        return check_worker(settings, hostname)
     if which == "beat":
+        from solograph_services.worker import locks
+
         raw = client.get(locks.PREFIX + locks.BEAT_LOCK)
         holder = raw.decode() if isinstance(raw, bytes) else raw
         if holder is not None and holder.startswith(f"beat@{hostname}:"):
@@ -46,14 +70,21 @@ def check(which: str, client: redis.Redis, settings: Settings, hostname: str) ->
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    which = args[0] if args else ""
     settings = Settings.from_env()
-    client = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=3, socket_timeout=3)
-    try:
-        problem = check(args[0] if args else "", client, settings, socket.gethostname())
-    except redis.RedisError as exc:
-        problem = f"redis: {exc}"
-    finally:
-        client.close()
+    if which != "beat":
+        problem = check(which, None, settings, socket.gethostname())
+    else:
+        import redis
+
+        client = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=3,
+                                      socket_timeout=3)
+        try:
+            problem = check(which, client, settings, socket.gethostname())
+        except redis.RedisError as exc:
+            problem = f"redis: {exc}"
+        finally:
+            client.close()
     print(problem or "ok")
     return 1 if problem else 0
 

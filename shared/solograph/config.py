@@ -55,6 +55,9 @@ class Settings(Frozen):
     search_port: int = 8002
     token: str = ""
     allowed_hosts: tuple[str, ...] = ()
+    # The names and addresses a server published on all addresses is reached by; empty: the
+    # machine's own (the services work them out).
+    public_hosts: tuple[str, ...] = ()
     # Origins (scheme://host[:port]) a browser page may call from, beyond the service's own.
     allowed_origins: tuple[str, ...] = ()
     nightly_hour: int = 4
@@ -137,6 +140,7 @@ class Settings(Frozen):
             allowed_hosts=tuple(h.strip() for h in env.get("SOLOGRAPH_ALLOWED_HOSTS", "")
                                 .split(",") if h.strip()),
             allowed_origins=_split_list(env.get("SOLOGRAPH_ALLOWED_ORIGINS", "")),
+            public_hosts=_split_list(env.get("SOLOGRAPH_PUBLIC_HOSTS", "")),
             nightly_hour=_hour(env),
             web_workers=_int(env, "SOLOGRAPH_WEB_WORKERS", 1),
             max_results=_int(env, "SOLOGRAPH_MAX_RESULTS", 100),

@@ -25,6 +25,15 @@ class BadQuery(SolographError):
     code = "bad_query"
 
 
+class BadPath(BadQuery):
+    """A path given in a query that the file system refuses (a name too long, a loop of links,
+    bytes the file system will not take): the query's fault, never the index's. The command
+    line exits 2 for it, as for a bad argument."""
+
+    code = "bad_path"
+    exit_code = 2
+
+
 class NotFound(SolographError):
     """What was asked for is not there: a page, a heading, a session, a video."""
 

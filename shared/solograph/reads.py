@@ -16,6 +16,7 @@ from contextlib import nullcontext
 from solograph.freshness import attach, freshness
 from solograph.index import REQUIRED, Index, Synced, resolve
 from solograph.indexes import find_answer
+from solograph.limits import paths_from_query
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 
@@ -62,7 +63,7 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
                                               + max(0, settings.embed_budget_ms) / 1000))
         bounded = time_limit(handle.conn, settings.query_timeout_ms) if spec.bounded \
             else nullcontext()
-        with bounded:
+        with bounded, paths_from_query():
             answer = run(handle, **given)
             if meaning is not None:
                 answer = meaning.fuse(handle, answer, given)

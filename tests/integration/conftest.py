@@ -26,9 +26,9 @@ from tests.support.transcripts import Transcripts
 
 # Database numbers by user: test_api 5, the worker stack 6, the crash test 7, beat 8, locks 9,
 # the hand-over of unfinished search syncs 10, broker faults 11, lost workers 12, the spread
-# scan 13 and its faults 14, the meaning lane's embed chain 15.
+# scan 13 and its faults 14, the meaning lane's embed chain 15, the HTTP fuzzing 4.
 DB = {"api": 5, "stack": 6, "crash": 7, "beat": 8, "locks": 9, "handoff": 10, "faults": 11,
-      "lost": 12, "pool": 13, "pool_faults": 14, "embed": 15}
+      "lost": 12, "pool": 13, "pool_faults": 14, "embed": 15, "fuzz": 4}
 
 
 @pytest.fixture(scope="session")

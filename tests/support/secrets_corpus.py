@@ -300,6 +300,40 @@ _glsa = "glsa_" + rnd(ALNUM, 32) + "_" + rnd(HEX, 8)
 _dapi = "dapi" + rnd(HEX, 32)
 _sntryu = "sntryu_" + rnd(HEX, 64)
 _nrak = "NRAK-" + rnd(UPPER + DIGITS, 27)
+# What gitleaks' catalogue holds beyond the kinds above, as people paste it.
+_discord3 = ("MTE" + rnd("wxyz012345", 1)
+             + "".join(rnd("MNO", 1) + rnd("DTjz", 1) + rnd("AEIMQUYcgk", 1)
+                       + rnd("wxyz012345", 1) for _ in range(5)) + "Mg"
+             + "." + rnd(URLSAFE, 6) + "." + rnd(URLSAFE, 38))
+_discord_hook = rnd(DIGITS, 19) + "/" + rnd(URLSAFE, 68)
+_twilio_auth2 = rnd(HEX, 32)
+_sentry_key = rnd(HEX, 32)
+_ppk_private = rnd(B64, 44)
+_ppk = ("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\n"
+        f"Public-Lines: 2\n{rnd(B64, 64)}\n{rnd(B64, 20)}\nPrivate-Lines: 1\n{_ppk_private}"
+        f"\nPrivate-MAC: {rnd(HEX, 64)}")
+_age2 = "AGE-SECRET-KEY-1" + "".join(_rng.choice("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")
+                                     for _ in range(58))
+_gcp_key_id = rnd(HEX, 40)
+_atatt = "ATATT3" + "xFfGF0" + rnd(URLSAFE, 174) + "=" + rnd(HEX.upper(), 8)
+_jira = rnd(ALNUM, 24)
+_doppler = "dp.st." + "prd." + rnd(ALNUM, 40)
+_figd = "figd_" + rnd(URLSAFE, 40)
+_mailchimp = rnd(HEX, 32) + "-us" + rnd(DIGITS, 2)
+_mailgun = "key-" + rnd(HEX, 32)
+_notion_old = "secret_" + rnd(ALNUM, 43)
+_notion_new = "ntn_" + rnd(DIGITS, 11) + rnd(ALNUM, 35)
+_tfc = rnd(ALNUM, 14) + ".atlasv1." + rnd(URLSAFE, 67)
+_vercel = rnd(ALNUM, 24)
+_vercel2 = "vcp_" + rnd(ALNUM, 56)
+_tfp = "tfp_" + rnd(URLSAFE, 59)
+_xkeysib = "xkeysib-" + rnd(HEX, 64) + "-" + rnd(ALNUM, 16)
+_sgp = "sgp_" + rnd(HEX, 16) + "_" + rnd(HEX, 40)
+_rubygems = "rubygems_" + rnd(HEX, 48)
+_pul = "pul-" + rnd(HEX, 40)
+_dt = "dt0c01." + rnd(UPPER + DIGITS, 24) + "." + rnd(UPPER + DIGITS, 64)
+_grafana = "eyJrIjoi" + rnd(ALNUM, 72)
+_ops = "ops_eyJ" + rnd(B64, 260)
 
 OTHER: list[Case] = [
     Case("gitlab", f"git push https://oauth2:{_glpat}@gitlab.com/g/p.git", _glpat),
@@ -395,6 +429,53 @@ OTHER: list[Case] = [
     Case("provider", f"databricks token {_dapi}", _dapi),
     Case("provider", f"SENTRY_AUTH_TOKEN={_sntryu}", _sntryu),
     Case("provider", f"new relic key {_nrak}", _nrak),
+    Case("discord", f"discord answers 401 for {_discord3} - why does login fail?", _discord3),
+    Case("discord", f'bot = commands.Bot(command_prefix="!")\nbot.run("{_discord3}")', _discord3),
+    Case("discord", f"DISCORD_WEBHOOK=https://discord.com/api/webhooks/{_discord_hook}",
+         _discord_hook[20:]),
+    Case("discord", f"curl -H 'Content-Type: application/json' -d '{{}}' "
+         f"https://discordapp.com/api/webhooks/{_discord_hook}", _discord_hook[20:]),
+    Case("twilio", f"client = Client('AC{rnd(HEX, 32)}', '{_twilio_auth2}')", _twilio_auth2),
+    Case("twilio", f"const client = require('twilio')(accountSid, '{_twilio_auth2}');",
+         _twilio_auth2),
+    Case("twilio", f'twilio_auth_token = "{_twilio_auth2}"', _twilio_auth2),
+    Case("sentry", f'sentry_sdk.init(dsn="https://{_sentry_key}@o4504.ingest.sentry.io/45")',
+         _sentry_key),
+    Case("sentry", f"SENTRY_DSN=https://{_sentry_key}@o1.ingest.us.sentry.io/2", _sentry_key),
+    Case("putty", _ppk, _ppk_private),
+    Case("putty", _ppk.replace("\\n", "\n"), _ppk_private),
+    Case("age", f"# public key: age1{rnd(LOWER + DIGITS, 58)}\n{_age2}", _age2),
+    Case("gcp", f'{{"type": "service_account", "project_id": "acme", "private_key_id": '
+         f'"{_gcp_key_id}", "client_email": "ci@acme.iam.gserviceaccount.com"}}', _gcp_key_id),
+    Case("atlassian", f"JIRA_API_TOKEN={_atatt}", _atatt),
+    Case("atlassian", f"curl -u me@acme.io:{_atatt} https://acme.atlassian.net/rest/api/3/myself",
+         _atatt),
+    Case("atlassian", f"my confluence token is {_jira}", _jira),
+    Case("doppler", f"doppler configure set token {_doppler}", _doppler),
+    Case("figma", f'fetch(url, {{headers: {{"X-Figma-Token": "{_figd}"}}}})', _figd),
+    Case("figma", f"figma token {_figd}", _figd),
+    Case("mailchimp", f"mailchimp.setConfig({{apiKey: '{_mailchimp}', server: 'us6'}})",
+         _mailchimp),
+    Case("mailchimp", f"MAILCHIMP_API_KEY={_mailchimp}", _mailchimp),
+    Case("mailgun", f"curl -s --user 'api:{_mailgun}' https://api.mailgun.net/v3/x/messages",
+         _mailgun),
+    Case("mailgun", f"mailgun = Mailgun(api_key='{_mailgun}')", _mailgun),
+    Case("notion", f"NOTION_TOKEN={_notion_old}", _notion_old),
+    Case("notion", f"notion = Client(auth='{_notion_new}')", _notion_new),
+    Case("notion", f"the integration secret is {_notion_old}", _notion_old),
+    Case("terraform", f'credentials "app.terraform.io" {{\n  token = "{_tfc}"\n}}', _tfc),
+    Case("terraform", f"TF_TOKEN_app_terraform_io={_tfc}", _tfc),
+    Case("vercel", f"vercel --prod --token {_vercel}", _vercel),
+    Case("vercel", f"my vercel token is {_vercel}", _vercel),
+    Case("vercel", f"VERCEL_TOKEN={_vercel2}", _vercel2),
+    Case("gitleaks", f"typeform token {_tfp}", _tfp),
+    Case("gitleaks", f"SENDINBLUE_API_KEY={_xkeysib}", _xkeysib),
+    Case("gitleaks", f"src login with {_sgp}", _sgp),
+    Case("gitleaks", f"gem push with {_rubygems}", _rubygems),
+    Case("gitleaks", f"pulumi login using {_pul}", _pul),
+    Case("gitleaks", f"dynatrace {_dt}", _dt),
+    Case("gitleaks", f"grafana key {_grafana}", _grafana),
+    Case("gitleaks", f"OP_SERVICE_ACCOUNT_TOKEN={_ops}", _ops),
 ]
 
 # --- look-alikes that must stay -------------------------------------------------------------
@@ -460,4 +541,21 @@ NEGATIVES: list[tuple[str, str]] = [
     ("code", 'url = f"{base}?sig={signature}&se={expiry}"'),
     ("data", "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"),
     ("data", f"version: {rnd(DIGITS, 3)}.{rnd(DIGITS, 2)}.0"),
+    ("discord", "see https://discord.com/developers/docs/resources/webhook for the format"),
+    ("discord", "client.run(config.token)  # bot.run(os.environ['TOKEN'])"),
+    ("twilio", "client = Client(account_sid, auth_token)"),
+    ("sentry", "sentry_sdk.init(dsn=os.environ['SENTRY_DSN'], traces_sample_rate=1.0)"),
+    ("sentry", f"https://github.com/getsentry/sentry/commit/{_sha}"),
+    ("putty", "puttygen key.ppk -O private-openssh: Private-Lines: counts the key lines"),
+    ("age", "age-keygen -o key.txt prints the public key, age1..."),
+    ("gcp", '"private_key_id": "<key id>", "client_id": "1234567890"'),
+    ("atlassian", "jira token rotation is described in the admin guide, section 4"),
+    ("doppler", "doppler run -- npm start; tokens start with dp.st."),
+    ("figma", "figd_ starts a Figma token; figma.com/file/abc/Design"),
+    ("mailchimp", f"locale en-us12 and md5 {rnd(HEX, 32)}"),
+    ("mailgun", "the monkey-patch and turnkey-solution keys"),
+    ("notion", "secret_key_base = Rails.application.credentials.secret_key_base"),
+    ("terraform", "terraform login app.terraform.io writes credentials.tfrc.json"),
+    ("vercel", "vercel token = process.env.VERCEL_TOKEN_FOR_PREVIEWS"),
+    ("gitleaks", f"see API-{UPPER[:26]} in the table; pat.{LOWER}.{LOWER[:24]}.{LOWER[:20]}"),
 ]

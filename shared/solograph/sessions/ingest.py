@@ -69,6 +69,9 @@ def _sync_file(conn: sqlite3.Connection, root: Path, rel: str, kind: str, policy
                sessions: dict[str, int], report: Report) -> None:
     path = root / rel
     row = conn.execute("SELECT * FROM files WHERE path = ?", (rel,)).fetchone()
+    if _leads_out(root, path):  # a link out of the folder (to /etc/passwd): never opened
+        report.note_unreadable(rel)
+        return
     try:
         fh = open(path, "rb")  # noqa: SIM115 - closed below; the stat must be of this handle
     except FileNotFoundError:
@@ -100,6 +103,12 @@ def _sync_file(conn: sqlite3.Connection, root: Path, rel: str, kind: str, policy
             else:
                 report.grown += 1
         _Reader(conn, row, st, fh, rel, policy, sessions, report).run()
+
+
+def _leads_out(root: Path, path: Path) -> bool:
+    """Whether path, its links (and its folders') followed, lies outside root."""
+    top = os.path.realpath(root)
+    return os.path.commonpath((top, os.path.realpath(path))) != top
 
 
 def _decide(row: sqlite3.Row, st: os.stat_result, fh) -> str:

@@ -173,3 +173,12 @@ def password_value(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
     if len(value) < 2 or names_a_secret(value):
         return False
     return not (_NUMBER.fullmatch(value) and len(value) < 4)
+
+
+def named_value(text: str, m: re.Match[bytes], start: int, end: int) -> bool:
+    """What follows a provider's name and `token`: a random value (letters and digits), not a
+    name, a path or a URL."""
+    value = text[start:end].rstrip(".")
+    return (random2(text, m, start, start + len(value)) and any(c.isdigit() for c in value)
+            and any(c.isalpha() for c in value) and "/" not in value.strip("/")
+            and not names_a_secret(value))

@@ -141,6 +141,87 @@ _PROVIDER_HEADS: tuple[Head, ...] = (
     _prefixed("ntn_", "[0-9]{11}[A-Za-z0-9]{35}"),
     *(_prefixed(p, "[a-f0-9]{64}", "_v1_") for p in ("dop_v1_", "doo_v1_", "dor_v1_")),
     _prefixed("SG.", r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),  # SendGrid
+    # The rest of gitleaks' catalogue whose tokens carry a prefix, in its order.
+    _prefixed("A3-", "[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})(?:-[A-Z0-9]{5}){3}"),
+    _prefixed("ops_eyJ", "[A-Za-z0-9+/]{250,}={0,3}"),  # 1Password
+    _prefixed("p8e-", "[A-Za-z0-9]{32}"),  # Adobe
+    # Airtable's `pat` begins every `path`: its tokens wake on its name.
+    (("airtable",), r"pat(?<![\w-]pat)[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
+    _prefixed("AKCp", "[A-Za-z0-9]{69}"), _prefixed("cmVmd", "[A-Za-z0-9]{59}"),  # Artifactory
+    _prefixed("ATATT3", "[A-Za-z0-9_=-]{180,200}"),  # Atlassian
+    _prefixed("ATCTT3", "[A-Za-z0-9_=-]{180,200}"),
+    _prefixed("4b1d", "[A-Za-z0-9]{38}"),  # ClickHouse Cloud
+    _prefixed("CLOJARS_", "[a-z0-9]{60}"),
+    _prefixed("v1.0-", "[a-f0-9]{24}-[a-f0-9]{146}"),  # Cloudflare origin CA
+    _prefixed("dnkey-", "[A-Za-z0-9=_-]{26}-[A-Za-z0-9=_-]{52}"),
+    _prefixed("duffel_", "(?:test|live)_[A-Za-z0-9_=-]{43}"),
+    _prefixed("dt0c01.", r"[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),  # Dynatrace
+    _prefixed("EZAK", "[A-Za-z0-9]{54}"), _prefixed("EZTK", "[A-Za-z0-9]{54}"),  # EasyPost
+    _prefixed("EAAC", "[A-Za-z0-9]{100,}"),  # Facebook
+    _prefixed("figd_", "[A-Za-z0-9_-]{40,}"),  # Figma
+    _prefixed("FLWSECK", "(?:_TEST)?-[a-h0-9]{12,32}(?:-X)?"),  # Flutterwave
+    # New Relic insert keys wake on the provider's name: their prefix would make the prefilter
+    # stop at every `-` (Frame.io's `fio-u-` is left out for that reason).
+    *(_prefixed(p, r"[A-Za-z0-9_-]{20,}") for p in ("glft-", "glsoat-", "glffct-")),
+    _prefixed("GR1348941", "[A-Za-z0-9_-]{20}"),  # GitLab runner registration
+    _prefixed("eyJrIjoi", "[A-Za-z0-9]{70,400}={0,2}"),  # Grafana API key
+    _prefixed("pat.", r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),  # Harness
+    _prefixed("api_org_", "[A-Za-z]{34}"),  # Hugging Face organisation
+    _prefixed("ico-", "[A-Za-z0-9]{32}"),  # Infracost
+    _prefixed("s-s4t2", "(?:ud|af)-[a-f0-9]{64}", "s4t2"),  # Intra42
+    _prefixed("key-", "[a-f0-9]{32}"), _prefixed("pubkey-", "[a-f0-9]{32}"),  # Mailgun
+    _prefixed("sk.eyJ", r"[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}"),  # Mapbox secret
+    _prefixed("NRJS-", "[a-f0-9]{19}"),  # New Relic
+    (("relic",), r"NRII-(?<![\w-]NRII-)[A-Za-z0-9-]{32}"),
+    _prefixed("secret_", "[A-Za-z0-9]{43}"),  # Notion, before ntn_
+    _prefixed("API-", "[A-Z0-9]{26}"),  # Octopus Deploy
+    _prefixed("sha256~", "[A-Za-z0-9_-]{43}"),  # OpenShift
+    _prefixed("pnu_", "[A-Za-z0-9]{36}"),  # Prefect
+    _prefixed("pul-", "[a-f0-9]{40}"),  # Pulumi
+    _prefixed("rdme_", "[a-z0-9]{70}"),  # ReadMe
+    _prefixed("rubygems_", "[a-f0-9]{48}"),
+    _prefixed("tk-us-", "[A-Za-z0-9_-]{48}"),  # Scalingo
+    _prefixed("xkeysib-", "[a-f0-9]{64}-[A-Za-z0-9]{16}"),  # Brevo (Sendinblue)
+    *(_prefixed(f"sm_{kind}_", "[A-Za-z0-9]{16}") for kind in ("pat", "aat", "sat")),
+    _prefixed("shippo_", "(?:live|test)_[a-fA-F0-9]{40}"),
+    _prefixed("sgp_", "(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}"),  # Sourcegraph
+    _prefixed("sq0atp-", "[A-Za-z0-9_-]{22,60}"), _prefixed("sq0csp-", "[A-Za-z0-9_-]{43}"),
+    _prefixed("tfp_", "[A-Za-z0-9_.=-]{59}"),  # Typeform
+    # Vercel's prefixed tokens: personal, integration, app access and refresh, API key.
+    *(_prefixed(p, "[A-Za-z0-9_-]{24,}") for p in ("vcp_", "vci_", "vca_", "vcr_", "vck_")),
+    _prefixed("AQVN", "[A-Za-z0-9_-]{35,38}"),  # Yandex
+    _prefixed("ZXlKaGJHY2lPaU", "[A-Za-z0-9+/]{40,}={0,2}"),  # a base64-encoded JWT
+)
+# A line of a PuTTY key's base64, in a file or JSON-escaped in a transcript line.
+_EOL = r"(?:\r?\n|(?:\\r)?\\n)"
+_PPK_LINE = r"[a-z0-9+/=]{4,64}(?=\r?\n|\\[rn]|$)"
+# Providers whose tokens have no prefix of their own (gitleaks finds them by the name).
+_PROVIDERS = (
+    "adafruit", "adobe", "airtable", "algolia", "alibaba", "asana", "atlassian", "confluence",
+    "jira", "beamer", "bitbucket", "bittrex", "codecov", "cohere", "coinbase", "confluent",
+    "contentful", "datadog", "discord", "doppler", "droneci", "dropbox", "etsy", "facebook",
+    "fastly", "figma", "finicity", "finnhub", "flickr", "freshbooks", "gitter", "gocardless",
+    "heroku", "hubspot", "intercom", "jfrog", "artifactory", "kraken", "kucoin",
+    "launchdarkly", "mailchimp", "mailgun", "mattermost", "meraki", "messagebird", "netlify",
+    "newrelic", "notion", "nytimes", "okta", "plaid", "rapidapi", "sendbird", "sentry", "snyk",
+    "sonar", "squarespace", "sumologic", "terraform", "travis", "twilio", "twitch", "twitter",
+    "typeform", "vercel", "zendesk",
+    # Prefixed kinds the prefilter leaves out (Alibaba's LTAI, Dropbox's sl., Square's EAAA,
+    # Yandex's t1. and YC, Frame.io's fio-u-) and other catalogue entries, by their name.
+    "square", "yandex", "frameio", "frame.io", "maxmind", "authress", "brevo", "sendinblue",
+    "mapbox", "cloudflare", "planetscale", "pulumi", "shopify", "postman", "grafana",
+    "dynatrace", "sourcegraph", "octopus", "openshift", "scalingo", "shippo", "easypost",
+    "duffel", "flutterwave", "clickhouse", "infracost", "prefect",
+)
+# Found at the credential's word (which other rules wake on too), the name looked for before.
+_NAMED_HEADS: tuple[Head, ...] = (
+    (("token",), "token"), (("key",), "key"), (("secret",), "secret"),
+    (("pass",), "password"), (("credential",), "credential"))
+_NAMED_BEFORE = ("(?i)(?<![a-z0-9])(?:" + "|".join(map(re.escape, _PROVIDERS))
+                 + r")[a-z0-9_. \"':{-]{0,24}\Z")
+_NAMED_TAIL = (
+    r"s?\b(?:\\*[\"'])?[ \t]*(?:[:=,]>?|:=|->|[ \t]is[ \t]|[ \t]was[ \t])?[ \t]*"
+    r"(?:\\*[\"'`])?(?P<v>[a-z0-9_+/=.-]{20,400})"
 )
 # A Discord bot token: the base64 of a 17-19 digit id (a shape of its own), a timestamp and an
 # HMAC, joined by dots. It has no literal, so it is found from its middle (`.XXXXXX.`, then a
@@ -207,6 +288,43 @@ RULES: tuple[Rule, ...] = (
     _rule("slack_webhook",
           ((("hooks.slack.com",), r"hooks\.slack\.com/(?:services|workflows|triggers)/"),),
           r"(?P<v>[A-Za-z0-9/_-]{20,})", groups=("v",)),
+    # Webhook URLs whose path is the credential: Discord, Microsoft Teams.
+    _rule("webhook_url",
+          ((("/api/webhooks/",), r"/api/webhooks/(?<=discord\.com/api/webhooks/)"),
+           (("/api/webhooks/",), r"/api/webhooks/(?<=discordapp\.com/api/webhooks/)"),
+           (("webhook.office.com",), r"webhook\.office\.com/webhookb2/"),
+           (("outlook.office.com",), r"outlook\.office\.com/webhook/")),
+          r"(?P<v>[A-Za-z0-9@/_-]{40,400})", groups=("v",), check=checks.random2),
+    # Twilio's auth token handed to the client by position: `Client("AC...", "<token>")`,
+    # `require("twilio")(sid, "<token>")`.
+    _rule("twilio_auth_token",
+          ((("client(",), r"client\("), (("require(",), r"twilio\\*[\"']\)\(")),
+          r"[ \t]*(?:\\*[\"']ac[0-9a-f]{32}\\*[\"']|[a-z_$][\w.$]{0,40})[ \t]*,[ \t]*"
+          r"(?:[a-z_]\w{0,20}[ \t]*=[ \t]*)?\\*[\"'](?P<v>[0-9a-f]{32})\\*[\"']",
+          lowercase=True, groups=("v",), check=checks.random2),
+    # A GCP service-account key file names its key by id.
+    _rule("gcp_private_key_id", ((("private_key_id",), "private_key_id"),),
+          r"\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?P<v>[0-9a-f]{40})(?![0-9a-z])",
+          lowercase=True, groups=("v",)),
+    # A PuTTY key file (.ppk): the lines after `Private-Lines:` are the key.
+    _rule("putty_private_key", ((("private-lines:",), r"private-lines:[ \t]*[0-9]{1,3}"),),
+          f"{_EOL}(?P<v>{_PPK_LINE}(?:{_EOL}{_PPK_LINE})*)",
+          lowercase=True, groups=("v",)),
+    # Terraform Cloud / Enterprise: 14 characters, `.atlasv1.`, 60 to 70 more.
+    _rule("terraform_token", ((("atlasv1",), r"\.atlasv1\."),), r"[A-Za-z0-9_=-]{60,70}" + _END,
+          check=checks.random2, before=r"(?<![A-Za-z0-9_-])[A-Za-z0-9]{14}\Z", before_chars=15),
+    # Mailchimp: 32 hex digits, then the data centre (`-us21`).
+    _rule("mailchimp_api_key", ((("key", "token", "secret", "mailchimp"),
+                                  r"-us(?<=[0-9a-f]-us)[0-9]{1,2}"),), _END,
+          before=r"(?<![A-Za-z0-9_-])[0-9a-f]{32}\Z", before_chars=33),
+    # nuget.config: `<add key="ClearTextPassword" value="..." />`.
+    _rule("nuget_password", ((("cleartextpassword",), r"cleartextpassword"),),
+          r"\\*\"[ \t]+value=\\*\"(?P<v>[^\"\\\n]{4,200})\\*\"",
+          lowercase=True, groups=("v",), check=checks.password_value),
+    # Sidekiq Pro / Enterprise credentials for Bundler: `BUNDLE_GEMS__CONTRIBSYS__COM=a1:b2`.
+    _rule("sidekiq_secret", ((("contribsys__com",), r"contribsys__com"),),
+          r"\\*[\"']?[ \t]*(?:[:=]|=>)[ \t]*\\*[\"']?(?P<v>[0-9a-f]{8}:[0-9a-f]{8})",
+          lowercase=True, groups=("v",)),
     _rule("stripe_key",
           ((("sk_live_", "sk_test_"),
             r"sk_(?:live|test)_(?<![\w-]sk_live_)(?<![\w-]sk_test_)[0-9A-Za-z]{16,}"),
@@ -220,7 +338,7 @@ RULES: tuple[Rule, ...] = (
     # the token follows `/bot`.
     _rule("telegram_bot_token", (((":AA",), r":AA(?<=[0-9]:AA)"),), r"[A-Za-z0-9_-]{33}" + _END,
           before=r"(?:(?<![\w:])|(?<=bot))[0-9]{8,10}\Z"),
-    _rule("discord_bot_token", ((("token", "discord", "bot.", "client"), _DISCORD),),
+    _rule("discord_bot_token", ((("token", "discord", "bot", "client"), _DISCORD),),
           _END, check=checks.random2, before=_DISCORD_ID, before_chars=28),
     # Azure AD client secrets: three characters, a digit, `Q~`, then 31 to 34 more.
     _rule("azure_client_secret", ((("q~",), r"Q~(?<=[0-9]Q~)[A-Za-z0-9_~.-]{31,34}"),),
@@ -236,9 +354,12 @@ RULES: tuple[Rule, ...] = (
     _rule("jwt", ((("eyJ",), r"eyJ(?<![\w-]eyJ)"),),
           r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*" + _END),
     # The password may hold `?` (so may any non-ASCII character, which the bytes show as `?`).
+    # A Sentry DSN's key (and legacy secret) sits where a user would: one scan finds both, as
+    # every URL in a text would otherwise be scanned twice.
     _rule("connection_string_password", ((("://",), "://"),),
-          r"[^\s:@/?#\"'`\\<>]*:(?P<pw>[^\s/#\"'`\\<>]+)@(?=[A-Za-z0-9\[_-])",
-          groups=("pw",), check=checks.not_a_name),
+          r"(?:(?P<dsn>[0-9a-f]{32}(?::[0-9a-f]{32})?)@(?=[A-Za-z0-9])"
+          r"|[^\s:@/?#\"'`\\<>]*:(?P<pw>[^\s/#\"'`\\<>]+)@(?=[A-Za-z0-9\[_-]))",
+          groups=("dsn", "pw"), check=checks.not_a_name),
     # ~/.pgpass: host:port:database:user:password, one a line.
     _rule("pgpass_password",
           ((tuple(f":{port}:" for port in (*range(5432, 5440), 6432, 25060, 26257, "*")),
@@ -294,6 +415,10 @@ RULES: tuple[Rule, ...] = (
         r"(?P<v>[^\s\"'`-][^\s\"'`]*)",
         lowercase=True, groups=("v",), check=checks.cli_value,
     ),
+    # gitleaks' keyword rules: a provider's name, the word for its credential, and a value
+    # that looks random (`my jira token is ...`, `"figma": {"token": "..."}`).
+    _rule("named_provider_token", _NAMED_HEADS, _NAMED_TAIL, lowercase=True, groups=("v",),
+          check=checks.named_value, before=_NAMED_BEFORE, before_chars=48),
     _rule("secret_assignment", _ASSIGN_HEADS, _ASSIGN_TAIL, lowercase=True,
           groups=("dq", "sq", "bare"), check=checks.assignment),
 )

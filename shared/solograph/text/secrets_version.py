@@ -5,4 +5,4 @@ Bump it whenever a rule in `solograph.text.secret_rules` changes: indexes store 
 their text was redacted with and re-clean older rows on open.
 """
 
-RULES_VERSION = 2
+RULES_VERSION = 3

@@ -60,6 +60,20 @@ KUBE_KEY = "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVB"
 JWT = ("eyJ" + "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0"
        + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
 
+HEX32 = "0f1e2d3c4b5a6978" + "a1b2c3d4e5f60718"
+HEX40 = HEX32 + "9a8b7c6d"
+DISCORD_HOOK = "1187654321098765432/" + "aB3-dE5_fG7h" * 5 + "iJ9kL1mN"
+TEAMS_HOOK = ("https://acme.webhook.office.com/webhookb2/" + "1a2b3c4d-0000-4a4a-8b8b-"
+              + "0a1b2c3d4e5f@" + "9f8e7d6c-1111-4b4b-9c9c-0f1e2d3c4b5a/IncomingWebhook/"
+              + HEX32 + "/5e6f7a8b-2222-4c4c-8d8d-1a2b3c4d5e6f")
+TFC = ("Nv3FgaWUQw749T" + ".atlasv1." + "Ih4MmDJIF0sqGy0ht0IJ9NI_B-V8ERwx5thPrBO-9Qpq"
+       + "rGClgwoCzN2PacNCkCJRIWc")
+PPK_PRIVATE = "AAAAIB" + "q1W2e3R4t5Y6u7I8o9P0" * 2
+PPK = ("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me@laptop\n"
+       "Public-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAI" + "Zx9Yw8Vu7Ts6" * 3 + "\nAb12Cd34\n"
+       "Private-Lines: 1\n" + PPK_PRIVATE + "\nPrivate-MAC: " + HEX32 * 2)
+JIRA = "B1pGJnv7vGYz" + "95LEgiP0CHJU"
+
 
 def pem(label: str, lines: int = 4, newline: str = "\n") -> str:
     body = newline.join("MIIEowIBAAKCAQEA" + "q1W2e3R4t5Y6u7I8" * 3 for _ in range(lines))
@@ -229,6 +243,45 @@ POSITIVES: list[tuple[str, str, str]] = [
      f"GET /cb?code=1&access_token={R}&state=2"),
     ("secret_assignment", "spring.datasource.password=hunter", f"spring.datasource.password={R}"),
     ("secret_assignment", "SECRET_KEY = 'django-insecure-7b$kz2'", f"SECRET_KEY = '{R}'"),
+    ("webhook_url", f"curl -X POST https://discord.com/api/webhooks/{DISCORD_HOOK} -d @m.json",
+     f"curl -X POST https://discord.com/api/webhooks/{R} -d @m.json"),
+    ("webhook_url", f'"url": "{TEAMS_HOOK}"',
+     f'"url": "https://acme.webhook.office.com/webhookb2/{R}"'),
+    ("connection_string_password", f'sentry_sdk.init(dsn="https://{HEX32}@o4504.ingest.sentry.io/4505")',
+     f'sentry_sdk.init(dsn="https://{R}@o4504.ingest.sentry.io/4505")'),
+    ("connection_string_password", f"SENTRY_DSN=https://{HEX32}:{HEX32[::-1]}@sentry.acme.io/3",
+     f"SENTRY_DSN=https://{R}@sentry.acme.io/3"),
+    ("twilio_auth_token", f'client = Client("AC{HEX32[::-1]}", "{HEX32}")',
+     f'client = Client("AC{HEX32[::-1]}", "{R}")'),
+    ("twilio_auth_token", f"const client = require('twilio')(accountSid, '{HEX32}');",
+     f"const client = require('twilio')(accountSid, '{R}');"),
+    ("gcp_private_key_id", f'"private_key_id": "{HEX40}",', f'"private_key_id": "{R}",'),
+    ("gcp_private_key_id", f'\\"private_key_id\\": \\"{HEX40}\\"',
+     f'\\"private_key_id\\": \\"{R}\\"'),
+    ("putty_private_key", PPK.replace("\\n", "\n"),
+     PPK.replace("\\n", "\n").replace(PPK_PRIVATE, R)),
+    ("putty_private_key", PPK, PPK.replace(PPK_PRIVATE, R)),
+    ("terraform_token", f"TFE_TOKEN={TFC}", f"TFE_TOKEN={R}"),
+    ("terraform_token", f'credentials "app.terraform.io" {{ token = "{TFC}" }}',
+     f'credentials "app.terraform.io" {{ token = "{R}" }}'),
+    ("mailchimp_api_key", f"mailchimp.setConfig({{apiKey: '{HEX32}-us21'}})",
+     f"mailchimp.setConfig({{apiKey: '{R}'}})"),
+    ("mailchimp_api_key", f"the key {HEX32}-us6 is for the newsletter",
+     f"the key {R} is for the newsletter"),
+    ("nuget_password", '<add key="ClearTextPassword" value="S3cret-Feed-Pw" />',
+     f'<add key="ClearTextPassword" value="{R}" />'),
+    ("nuget_password", '<add key="cleartextpassword" value="hunter2pass"/>',
+     f'<add key="cleartextpassword" value="{R}"/>'),
+    ("sidekiq_secret", "BUNDLE_GEMS__CONTRIBSYS__COM=0a1b2c3d:4e5f6a7b",
+     f"BUNDLE_GEMS__CONTRIBSYS__COM={R}"),
+    ("sidekiq_secret", 'BUNDLE_ENTERPRISE__CONTRIBSYS__COM: "0a1b2c3d:4e5f6a7b"',
+     f'BUNDLE_ENTERPRISE__CONTRIBSYS__COM: "{R}"'),
+    ("named_provider_token", f"my jira token is {JIRA}", f"my jira token is {R}"),
+    ("named_provider_token", f'"vercel": {{"token": "{JIRA}"}}', f'"vercel": {{"token": "{R}"}}'),
+    ("named_provider_token", "heroku api key 5f4dcc3b-5aa7-4c2b-9e1d-8a4f6b3c2d1e",
+     f"heroku api key {R}"),
+    ("discord_bot_token", f"the bot died after I pasted {DISCORD} here",
+     f"the bot died after I pasted {R} here"),
 ]
 
 # (rule the text looks like, text): must come back unchanged.
@@ -352,6 +405,28 @@ NEGATIVES: list[tuple[str, str]] = [
     ("secret_assignment", "'HAVE_STRUCT_PASSWD_PW_PASSWD': 1,"),
     ("connection_string_password", "redis://[[username]:[password]]@localhost:6379/0"),
     ("connection_string_password", "azureservicebus://SAS_POLICY_NAME:SAS_KEY@NAMESPACE"),
+    ("webhook_url", "see https://discord.com/developers/docs/resources/webhook and /api/webhooks/"),
+    ("webhook_url", "https://discord.com/api/webhooks/${DISCORD_WEBHOOK_ID}/${DISCORD_TOKEN}"),
+    ("connection_string_password", "SENTRY_DSN=https://<key>@o0.ingest.sentry.io/0"),
+    ("connection_string_password", "git clone https://github.com/getsentry/sentry.git"),
+    ("twilio_auth_token", "client = Client(account_sid, auth_token)"),
+    ("twilio_auth_token", 'md5 = Client("localhost", "d41d8cd98f00b204e9800998ecf8427")'),
+    ("gcp_private_key_id", '"private_key_id": "YOUR_KEY_ID",'),
+    ("gcp_private_key_id", "private_key_id = key.id  # the id, not the key"),
+    ("putty_private_key", "Private-Lines: the count of base64 lines that follow"),
+    ("putty_private_key", "PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 2\nAAAAC3Nz"),
+    ("terraform_token", "the token looks like xxxxxxxxxxxxxx.atlasv1.zzzzzz"),
+    ("terraform_token", "docs.atlasv1.example is not a token"),
+    ("mailchimp_api_key", "en-us21 and the locale en-US; md5 sum d41d8cd98f00b204-us"),
+    ("mailchimp_api_key", "MAILCHIMP_API_KEY=your-key-us21"),
+    ("nuget_password", '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />'),
+    ("nuget_password", "ClearTextPassword stores the feed password unencrypted"),
+    ("sidekiq_secret", "BUNDLE_GEMS__CONTRIBSYS__COM=${SIDEKIQ_CREDENTIALS}"),
+    ("sidekiq_secret", "export BUNDLE_GEMS__CONTRIBSYS__COM before bundle install"),
+    ("named_provider_token", "the jira token is stored in the keychain since release 2024"),
+    ("named_provider_token", "heroku key rotation: see https://devcenter.heroku.com/articles/x"),
+    ("named_provider_token", "vercel token = process.env.VERCEL_TOKEN_FOR_PREVIEW_DEPLOYS"),
+    ("named_provider_token", "global key lob_settings_value_for_the_2024_release"),
 ]
 
 PLACEHOLDERS = [
@@ -518,9 +593,103 @@ def test_prefilter_finds_every_keyword() -> None:
     ":_auth=" * 20_000,
     "aaa8Q~" * 30_000,
     ("token " + "A" * 23 + ".bbbbbb.") * 5_000,
+    "jira token is " * 20_000,
+    "Private-Lines: 1\n" + ("QUFB" * 16 + "\n") * 20_000,
+    "client(" * 30_000,
+    "-us12" * 40_000,
+    ".atlasv1." * 30_000,
+    "discord.com/api/webhooks/" * 10_000,
+    "://" + "0a" * 100_000 + "@",
 ])
 def test_pathological_input_is_redacted(text: str) -> None:
     """It returns (a backtracking rule would hang the suite); how long it takes, against an
     input four times shorter, is bench/secrets_linear_bench.py's figure, not an assertion here."""
     out = redact(text)
     assert isinstance(out, str) and len(out) <= len(text) + 1000
+
+
+A = "a1B2c3D4e5F6g7H8i9J0" * 20  # letters of both cases and digits, sliced to length
+H = "0a1b2c3d4e5f6789" * 20  # lowercase hex
+U = "A1B2C3D4E5F6G7H8I9J0" * 12  # uppercase and digits
+# gitleaks' prefixed tokens, one per rule (name, token): written here from their formats.
+PREFIXED = [
+    ("1password secret key", "A3-" + U[:6] + "-" + U[:11] + "-" + U[:5] + "-" + U[:5] + "-"
+     + U[:5]),
+    ("1password service account", "ops_eyJ" + A[:250]),
+    ("adobe client secret", "p8e-" + A[:32]),
+    ("airtable", "pat" + A[:14] + "." + H[:64]),
+    ("artifactory api key", "AKCp" + A[:69]),
+    ("artifactory reference", "cmVmd" + A[:59]),
+    ("atlassian api token", "ATATT3" + "xFfGF0" + A[:180] + "=" + H[:8]),
+    ("clickhouse secret", "4b1d" + A[:38]),
+    ("clojars", "CLOJARS_" + H[:60]),
+    ("cloudflare origin ca", "v1.0-" + H[:24] + "-" + H[:146]),
+    ("defined networking", "dnkey-" + A[:26] + "-" + A[:52]),
+    ("duffel", "duffel_" + "live_" + A[:43]),
+    ("dynatrace", "dt0c01." + U[:24] + "." + U[:64]),
+    ("easypost", "EZAK" + A[:54]),
+    ("facebook page token", "EAAC" + A[:110]),
+    ("figma pat", "figd_" + A[:40]),
+    ("flutterwave secret", "FLWSECK_TEST-" + "a1b2c3d4e5f6a7b8a1b2c3d4e5f6a7b8" + "-X"),
+    ("gitlab feed token", "glft-" + A[:20]),
+    ("gitlab runner registration", "GR1348941" + A[:20]),
+    ("grafana api key", "eyJrIjoi" + A[:80]),
+    ("harness pat", "pat." + A[:22] + "." + A[:24] + "." + A[:20]),
+    ("hugging face org", "api_org_" + "aBcDeFgHiJ" * 3 + "kLmN"),
+    ("infracost", "ico-" + A[:32]),
+    ("intra42", "s-s4t2ud-" + H[:64]),
+    ("mailgun private key", "key-" + H[:32]),
+    ("mapbox secret", "sk.eyJ" + A[:60] + "." + A[:22]),
+    ("new relic browser", "NRJS-" + H[:19]),
+    ("new relic insert key", "NRII-" + A[:32]),
+    ("notion legacy", "secret_" + A[:43]),
+    ("notion", "ntn_" + "12345678901" + A[:35]),
+    ("octopus deploy", "API-" + U[:26]),
+    ("openshift", "sha256~" + A[:43]),
+    ("prefect", "pnu_" + A[:36]),
+    ("pulumi", "pul-" + H[:40]),
+    ("readme", "rdme_" + H[:70]),
+    ("rubygems", "rubygems_" + H[:48]),
+    ("scalingo", "tk-us-" + A[:48]),
+    ("brevo", "xkeysib-" + H[:64] + "-" + A[:16]),
+    ("settlemint", "sm_pat_" + A[:16]),
+    ("shippo", "shippo_" + "live_" + H[:40]),
+    ("sourcegraph", "sgp_" + H[:16] + "_" + H[:40]),
+    ("square oauth secret", "sq0csp-" + A[:43]),
+    ("typeform", "tfp_" + A[:59]),
+    ("vercel", "vcp_" + A[:56]),
+    ("yandex api key", "AQVN" + A[:36]),
+    ("doppler", "dp.pt." + A[:43]),
+    ("age", "AGE-SECRET-KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58]),
+    ("base64 jwt", "ZXlKaGJHY2lPaU" + A[:60]),
+]
+
+
+# The prefixes the prefilter leaves out are found by the provider named before them.
+NAMED = [
+    ("alibaba access key", "LTAI" + A[:20]),
+    ("dropbox token", "sl." + A[:135]),
+    ("square access token", "EAAA" + A[:60]),
+    ("yandex token", "t1." + A[:40] + "." + A[:86]),
+    ("frame.io token", "fio-u-" + A[:64]),
+]
+
+
+@pytest.mark.parametrize(("kind", "token"), NAMED, ids=[k for k, _ in NAMED])
+def test_tokens_the_prefilter_leaves_out_go_by_their_providers_name(kind: str, token: str):
+    for text in (f"my {kind} is {token}", f'{kind.replace(" ", "_")}: "{token}"'):
+        assert redact(text) == text.replace(token, REDACTED), text
+    look_alike = f"the {kind} docs: " + token[:12] + "-" * 30
+    assert redact(look_alike) is look_alike
+
+
+@pytest.mark.parametrize(("kind", "token"), PREFIXED, ids=[k for k, _ in PREFIXED])
+def test_every_prefixed_token_goes(kind: str, token: str) -> None:
+    for text in (f"{kind}: {token}", f'{kind} = {{"token": "{token}"}}',
+                 f"the {kind} key {token}, then"):
+        assert token not in redact(text) and REDACTED in redact(text), text
+    # The look-alike: the prefix with too short a body, or a body of one kind of character.
+    for text in (f"see {token[:len(token) // 3]}", f"see {token[:7]}" + "x" * 80):
+        if kind == "age":
+            continue  # the alphabet has no case: only the length tells, checked above
+        assert redact(text) is text, text
