@@ -237,7 +237,7 @@ def _kept(path: Path, job_id: str, client: redis.Redis | None,
         entry = ledger.get(path, job_id) or entry
         if entry["state"] in ledger.ENDED:
             return _kept(path, job_id, client, worker_timeout_s)
-    route = job_table().get(entry["name"], Job("", "")).route
+    route = job_table().get(entry["name"], TaskRoute("", "")).route
     again = f"POST /v1/jobs/{route}" if route else f"`solograph {entry['name']}`"
     return {"job": entry["name"], "state": "lost",
             "error": {"error": "lost", "message": "the broker forgot this job before it finished "
