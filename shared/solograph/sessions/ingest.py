@@ -137,11 +137,10 @@ def _sync_whole(conn: sqlite3.Connection, agent, unit, policy: Policy,
     if row is None:
         row = _new_file(conn, agent, unit.key, unit.kind, unit.signature)
         report.new += 1
-    elif row["status"] in ("temp", "private"):
-        return
-    elif row["status"] == "live" and (row["size"], row["mtime_ns"], row["inode"]) == \
-            unit.signature:
-        return
+    elif row["status"] in ("temp", "private") or (
+            row["status"] == "live"
+            and (row["size"], row["mtime_ns"], row["inode"]) == unit.signature):
+        return  # kept out by its folder, or unchanged
     else:
         reset_file(conn, row["id"], report)
         row = conn.execute("SELECT * FROM files WHERE id = ?", (row["id"],)).fetchone()

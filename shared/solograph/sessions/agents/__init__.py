@@ -120,9 +120,13 @@ def listing(path: str, denied: list[str], rel: str) -> list[os.DirEntry]:
         return []
 
 
-def enabled(settings: Settings, agents: tuple[str, ...] = AGENTS) -> list[ModuleType]:
-    """The reader modules the settings turn on (SOLOGRAPH_AGENTS), Claude Code's excluded: its
-    sync is the index's own (sessions/sync.py)."""
-    on = settings.agents
-    return [load(ref) for ref in agents
-            if ref.rsplit(".", 1)[1] != "claude" and ref.rsplit(".", 1)[1] in on]
+def enabled(settings: Settings, agents: tuple[str, ...] = AGENTS) -> list[tuple[str, str]]:
+    """(name, module) of each agent the settings turn on (SOLOGRAPH_AGENTS) that has a folder,
+    Claude Code's excluded: its sync is the index's own (sessions/sync.py). No reader is
+    imported here: an agent whose folder is missing costs a stat, not an import."""
+    out = []
+    for ref in agents:
+        name = ref.rsplit(".", 1)[1]
+        if name != "claude" and settings.agent_path(name) is not None:
+            out.append((name, ref))
+    return out
