@@ -28,10 +28,15 @@ def encode_cursor(path: Path) -> str:
     return str(path).strip("/").replace("/", "-").replace(".", "-")
 
 
-def lay_out(corpus: Path, home: Path, work: Path) -> dict[str, Path]:
-    """Copy each agent's fixtures where the agent keeps them; returns {agent: its folder}."""
+WORK_FOLDERS = ("repo", "large", "project", "drift", "gem", "cur")
+
+
+def lay_out(corpus: Path, home: Path, work: Path, *, make: bool = True) -> dict[str, Path]:
+    """Copy each agent's fixtures where the agent keeps them; returns {agent: its folder}.
+    `make`: create the working folders (a private marker needs one; Cursor's folder name is
+    decoded by the folder that exists)."""
     src = corpus / "agents" / "agent-sessions"
-    for name in ("repo", "large", "project", "drift", "gem", "cur"):
+    for name in WORK_FOLDERS if make else ():
         (work / name).mkdir(parents=True, exist_ok=True)
     codex = home / ".codex"
     _copy(src / "codex/large.jsonl", codex / "sessions/2025/12/18/rollout-2025-12-18T10-00-00-"

@@ -169,13 +169,13 @@ def _privacy(conn: sqlite3.Connection, policy: Policy, report: Report) -> set[st
 def sync_all(conn: sqlite3.Connection, settings: Settings, *, deadline: float | None = None,
              agents: tuple[str, ...] | None = None) -> dict[str, dict]:
     """Every agent the settings turn on, Claude Code first: {agent: its sync report}."""
-    from solograph.sessions.agents import AGENTS, enabled, load
+    from solograph.sessions.agents import enabled, load
 
     out: dict[str, dict] = {}
     policy = default_policy().fresh()
     if "claude" in settings.agents:
         out["claude"] = sync(conn, settings.claude_projects, policy=policy, deadline=deadline)
-    others = enabled(settings, AGENTS if agents is None else agents)
+    others = enabled(settings, agents)
     if not others:
         return out
     from solograph.sessions.others import missing, sync_agent

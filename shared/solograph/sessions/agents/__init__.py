@@ -76,8 +76,8 @@ def load(ref: str) -> ModuleType:
     return importlib.import_module(ref)
 
 
-def by_name(name: str, agents: tuple[str, ...] = AGENTS) -> ModuleType | None:
-    for ref in agents:
+def by_name(name: str, agents: tuple[str, ...] | None = None) -> ModuleType | None:
+    for ref in AGENTS if agents is None else agents:
         if ref.rsplit(".", 1)[1] == name:
             return load(ref)
     return None
@@ -120,12 +120,13 @@ def listing(path: str, denied: list[str], rel: str) -> list[os.DirEntry]:
         return []
 
 
-def enabled(settings: Settings, agents: tuple[str, ...] = AGENTS) -> list[tuple[str, str]]:
+def enabled(settings: Settings, agents: tuple[str, ...] | None = None
+            ) -> list[tuple[str, str]]:
     """(name, module) of each agent the settings turn on (SOLOGRAPH_AGENTS) that has a folder,
     Claude Code's excluded: its sync is the index's own (sessions/sync.py). No reader is
     imported here: an agent whose folder is missing costs a stat, not an import."""
     out = []
-    for ref in agents:
+    for ref in AGENTS if agents is None else agents:
         name = ref.rsplit(".", 1)[1]
         if name != "claude" and settings.agent_path(name) is not None:
             out.append((name, ref))

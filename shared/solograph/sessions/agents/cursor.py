@@ -4,8 +4,9 @@ agent-transcripts/<chat id>.jsonl`, or `<chat id>/<chat id>.jsonl` with its sub-
 
 The specification is Cursor's documentation of the agent CLI (docs.cursor.com `cli/reference/
 parameters`: `--resume [chatId]`) and the transcripts as the agent writes them: one JSON object
-a line, `{role: user|assistant, message: {content: [blocks]}}`, blocks of `type` `text` or
-`tool_use` (`name`, `input`), and bookkeeping lines with a `type` of their own
+a line, `{role: user|assistant, message: {content: [blocks]}}`, blocks of `type` `text`,
+`thinking` or `tool_use` (`name`, `input`; a user line of `tool_result` blocks only answers a
+call and holds nothing kept), and bookkeeping lines with a `type` of their own
 (`turn_ended`); the public transcript readers agree (jazzyalex/agent-sessions
 `Resources/Fixtures/stage0/agents/cursor/`). A line that is neither is counted
 (`unknown_type`) and skipped.
@@ -101,6 +102,8 @@ def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, s
                 continue
             if block.get("type") == "text":
                 texts.append(text(block.get("text")))
+            elif block.get("type") == "thinking":
+                texts.append(text(block.get("thinking")))
             elif block.get("type") == "tool_use":
                 tools.append(tool(block.get("name"), block.get("input")))
         said = "\n\n".join(t for t in texts if t.strip())

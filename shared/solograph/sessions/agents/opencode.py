@@ -270,6 +270,11 @@ def _session(session: dict, messages: list[dict]) -> Iterator[tuple[int, object,
                                   state.get("input") if isinstance(state, dict) else {}))
             elif kind not in _QUIET:
                 yield 0, None, "unknown_type"
+        if role == "user" and not any(t.strip() for t in texts):
+            # Older stores kept a prompt without parts, in the message's summary.
+            summary = msg.get("summary")
+            if isinstance(summary, dict):
+                texts.append(text(summary.get("body")) or text(summary.get("title")))
         yield 0, message(role, "\n\n".join(t for t in texts if t.strip()),
                          uuid=f"{own}/{text(msg.get('id'))}", session_id=sid,
                          cwd=cwd or here, at=iso_ms(_created(msg)), tools=tools,
