@@ -202,6 +202,7 @@ class _Reader:
         self.cwds: set[str] = {r[0] for r in conn.execute(  # the folders already judged
             "SELECT cwd FROM cwds WHERE file_id = ?", (self.file_id,))}
         self.batch_entries = 0
+        self.subagent = row["kind"] == "subagent"
         self.batch_bytes = 0
 
     def run(self) -> None:
@@ -226,6 +227,12 @@ class _Reader:
                         return
                 if not self.session_id and rec.session_id:
                     self.session_id = rec.session_id
+                if rec.sidechain and self.agent != "claude" and not self.subagent:
+                    # Another agent's sub-agent (its file names its parent session inside):
+                    # not the file that says whether the session is still live.
+                    self.subagent = True
+                    self.conn.execute("UPDATE files SET kind = 'subagent' WHERE id = ?",
+                                      (self.file_id,))
                 if rec.kind:
                     self._entry(rec, rec.uuid or f"{self.rel}@{start}")
             elif rec.type == "summary" and rec.title:

@@ -82,7 +82,7 @@ def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, s
         if obj is None:
             yield end, None, problem
             continue
-        kind = obj.get("type")
+        kind = text(obj.get("type"))
         if kind not in KNOWN:
             yield end, None, "unknown_type"
             continue
