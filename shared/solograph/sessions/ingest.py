@@ -227,9 +227,11 @@ class _Reader:
                         return
                 if not self.session_id and rec.session_id:
                     self.session_id = rec.session_id
-                if rec.sidechain and self.agent != "claude" and not self.subagent:
-                    # Another agent's sub-agent (its file names its parent session inside):
-                    # not the file that says whether the session is still live.
+                if rec.sidechain and self.agent != "claude" and not self.subagent and \
+                        not self.count:
+                    # Another agent's sub-agent file, its first message a sub-agent's (its
+                    # records name their parent session): not the file that says whether the
+                    # session is still live. (Copilot's sub-agents speak inside the main one.)
                     self.subagent = True
                     self.conn.execute("UPDATE files SET kind = 'subagent' WHERE id = ?",
                                       (self.file_id,))

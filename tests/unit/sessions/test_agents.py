@@ -175,8 +175,8 @@ def test_every_hit_names_its_agent_and_resumes_with_the_agents_own_command(world
         assert answer["count"] > 0, agent
         for hit in answer["results"]:
             assert hit["agent"] == agent
-            assert hit["resume"] == f"cd '{hit['cwd']}' && " + command.format(id=hit["session"]) \
-                if hit["cwd"] else command.format(id=hit["session"])
+            own = command.format(id=hit["session"])
+            assert hit["resume"] == (f"cd '{hit['cwd']}' && {own}" if hit["cwd"] else own), hit
         assert answer["freshness"]["agents"][agent]["present"] is True
         export = reads.session_export(settings, answer["results"][0]["session"])
         assert f"- agent: {agent}" in export["content"]
