@@ -167,12 +167,13 @@ def _privacy(conn: sqlite3.Connection, policy: Policy, report: Report) -> set[st
 
 
 def sync_all(conn: sqlite3.Connection, settings: Settings, *, deadline: float | None = None,
-             agents: tuple[str, ...] | None = None) -> dict[str, dict]:
+             agents: tuple[str, ...] | None = None,
+             policy: Policy | None = None) -> dict[str, dict]:
     """Every agent the settings turn on, Claude Code first: {agent: its sync report}."""
     from solograph.sessions.agents import enabled, load
 
     out: dict[str, dict] = {}
-    policy = default_policy().fresh()
+    policy = (policy or default_policy()).fresh()
     if "claude" in settings.agents:
         out["claude"] = sync(conn, settings.claude_projects, policy=policy, deadline=deadline)
     others = enabled(settings, agents)
@@ -275,14 +276,14 @@ def folder_access(settings: Settings) -> dict:
             "unreadable": len(denied) + closed}
 
 
-def sync_sessions(settings: Settings) -> dict:
+def sync_sessions(settings: Settings, *, policy: Policy | None = None) -> dict:
     """The write job: read new and grown transcripts into the index; report what was done and
     what the index holds."""
     from solograph.sessions.store import open_index
 
     conn = open_index(settings.sessions_db)
     try:
-        reports = sync_all(conn, settings)
+        reports = sync_all(conn, settings, policy=policy)
         report = _merged(reports)
         total, archived, messages = conn.execute(
             "SELECT COUNT(*), COALESCE(SUM(NOT EXISTS (SELECT 1 FROM files f "
