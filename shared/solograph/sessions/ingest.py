@@ -149,10 +149,12 @@ def _sync_whole(conn: sqlite3.Connection, agent, unit, policy: Policy,
         reader = _Reader(conn, row, unit.signature, None, unit.key, policy, sessions, report,
                          agent=agent.NAME, records=agent.records(unit, None, 0))
         reader.run()
-    except FileNotFoundError:  # gone between the listing and the read: the next sync sees it
-        return
-    except PermissionError:
-        report.note_unreadable(unit.key)
+    except (FileNotFoundError, PermissionError, sqlite3.OperationalError) as exc:
+        # Gone between the listing and the read, not ours to open, or the agent's database
+        # busy: what was read of it goes, and the next sync reads it again whole.
+        reset_file(conn, row["id"], report)
+        if not isinstance(exc, FileNotFoundError):
+            report.note_unreadable(unit.key)
 
 
 def _decide(row: sqlite3.Row, st: os.stat_result, fh) -> str:
