@@ -207,7 +207,9 @@ def sync_for_read(handle: Handle, deadline: float) -> Synced:
     still answers)."""
     conn = handle.conn
     reports = sync_all(conn, handle.settings, deadline=deadline)
-    if all(r["missing"] for r in reports.values()) and \
+    # An agent counts once it has a folder holding sessions (aider's registry always exists).
+    if all(r["missing"] or (name != "claude" and not r["files"])
+           for name, r in reports.items()) and \
             not conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone():
         claude = reports.get("claude", {}).get("transcripts")
         raise NotIndexed(f"no sessions indexed, and the transcripts folder {claude} "
