@@ -297,3 +297,42 @@ def test_a_new_agent_is_one_module_and_one_line(tmp_path, monkeypatch):
     with log.open("a") as fh:
         fh.write("> and wombats\n")
     assert reads.session_search(settings, "wombats")["results"][0]["messages"] == 3
+
+
+GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+ANTHROPIC = "sk-ant-api03-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBaQ"
+
+
+def test_secrets_are_redacted_before_anything_is_stored(world):
+    settings, work, report, src = world
+    rollout = next(Path(settings.agent_path("codex")).rglob("rollout-2025-*.jsonl"))
+    with rollout.open("a") as fh:
+        for payload in ({"type": "message", "role": "user", "content": [
+                            {"type": "input_text", "text": f"deploy with key {ANTHROPIC}"}]},
+                        {"type": "function_call", "name": "shell", "arguments": json.dumps(
+                            {"command": ["bash", "-lc", f"GITHUB_TOKEN={GITHUB} gh pr list"]})}):
+            fh.write(json.dumps({"timestamp": "2025-12-18T10:03:00Z", "type": "response_item",
+                                 "payload": payload}) + "\n")
+    sync_sessions(settings)
+    wal = Path(f"{settings.sessions_db}-wal")
+    raw = settings.sessions_db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+    assert ANTHROPIC.encode() not in raw and GITHUB.encode() not in raw
+    hit = reads.session_search(settings, "deploy with key")["results"][0]
+    assert "[REDACTED]" in hit["snippet"]
+
+
+def test_a_grown_aider_history_joins_its_run(world):
+    settings, work, report, src = world
+    history = work / "checkouts" / "pong" / ".aider.chat.history.md"
+    before = {k for k, v in stored(settings, "aider").items() if v["cwd"].endswith("/pong")}
+    with history.open("a") as fh:
+        fh.write("#### make the ball faster after each bounce  \n\nSure, multiply the speed.\n")
+    again = sync_sessions(settings)
+    assert again["grown"] == 1 and again["entries"] == 2
+    hit = reads.session_search(settings, "ball faster bounce")["results"][0]
+    assert hit["session"] in before  # the same run: its header is before the offset
+    with history.open("a") as fh:
+        fh.write("\n# aider chat started at 2024-05-02 09:00:00\n\n#### now add sound effects\n")
+    sync_sessions(settings)
+    hit = reads.session_search(settings, "sound effects")["results"][0]
+    assert hit["session"] not in before and hit["first"] == "2024-05-02T09:00:00"
