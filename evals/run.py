@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make `evals` importable
     sys.path.insert(0, str(ROOT))
 
-from evals import definitions, kb, portfolio, sessions  # noqa: E402
+from evals import agents, definitions, kb, portfolio, sessions  # noqa: E402
 from evals.scoring import (  # noqa: E402
     METRICS,
     TOLERANCE,
@@ -72,6 +72,8 @@ SUITES: dict[str, Suite] = {
               "symbol search over pinned open-source projects (PyPI and npm)"),
         Suite("sessions", sessions.CASES, sessions.open_runner,
               "session search over real Claude Code transcripts (SOLOGRAPH_CORPORA)"),
+        Suite("agents", agents.CASES, agents.open_runner,
+              "session search over the other agents' sessions (SOLOGRAPH_CORPORA/agents)"),
         Suite("kb", kb.CASES, kb.open_runner,
               "KB search over the two real wikis, with hand-kept alias tables "
               "(SOLOGRAPH_CORPORA)"),

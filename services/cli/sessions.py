@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from solograph import reads
+from solograph.config import AGENT_NAMES
 from solograph.errors import BadQuery
 from solograph_services.cli.output import Formatter, add_json, emit, plural, summary
 
@@ -15,8 +16,8 @@ if TYPE_CHECKING:
     from solograph.config import Settings
 
 COMMANDS = {
-    "sessions": "search past Claude Code sessions, read one, or export one",
-    "sync-sessions": "read new and grown transcripts into the index",
+    "sessions": "search past sessions of every coding agent, read one, or export one",
+    "sync-sessions": "read new and grown session files of every agent into the index",
 }
 
 
@@ -29,15 +30,18 @@ def add(sub: argparse._SubParsersAction, name: str) -> None:
         return
     p = sub.add_parser(
         "sessions", help=COMMANDS[name],
-        description="Search past Claude Code sessions (archived ones too), read the matching "
-                    "messages of one, or export one whole.",
+        description="Search past sessions of Claude Code, Codex, Gemini, Cursor, Copilot, "
+                    "OpenCode and aider (archived ones too), read the matching messages of "
+                    "one, or export one whole.",
         epilog='examples:\n  solograph sessions "webhook retry" -p my-app\n'
+               '  solograph sessions "webhook retry" --agent codex\n'
                '  solograph sessions "webhook retry" --session 258c7280\n'
                "  solograph sessions export 258c7280 --format markdown",
         formatter_class=Formatter)
     p.add_argument("query", nargs="+", metavar="QUERY",
                    help='words to find, e.g. "webhook retry"; or `export ID`')
     p.add_argument("-p", "--project", help="only sessions in this project's folder")
+    p.add_argument("--agent", choices=AGENT_NAMES, help="only this coding agent's sessions")
     p.add_argument("-n", "--limit", type=int, default=10, help="how many (default 10)")
     p.add_argument("--session", metavar="ID", help="the matching messages of this session")
     p.add_argument("--exclude-session", metavar="ID", help="leave this session out (the asker)")
@@ -65,7 +69,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
                        hint="solograph sessions export ID --format jsonl")
     answer = reads.session_search(settings, " ".join(words), project=args.project,
                                   limit=args.limit, session=args.session,
-                                  exclude_session=args.exclude_session)
+                                  exclude_session=args.exclude_session, agent=args.agent)
     return emit(args, answer, _render_messages if args.session else _render_sessions)
 
 
@@ -75,7 +79,7 @@ def _render_sessions(a: dict) -> None:
     for i, r in enumerate(a["results"], 1):
         when = f"{r['first'][:16].replace('T', ' ')} → {r['last'][:16].replace('T', ' ')}"
         print(f"{i}. {r['title'] or '(untitled)'}")
-        print(f"   {r['project']} · {when} · {plural(r['messages'], 'message')} · "
+        print(f"   {r['agent']} · {r['project']} · {when} · {plural(r['messages'], 'message')} · "
               f"{r['match']} words")
         print(f"   {r['resume'] or 'session ' + r['session'] + ' (transcript deleted)'}")
         if r["snippet"]:

@@ -16,6 +16,8 @@ from solograph.frozen import Frozen
 
 CONFIG_FILE = ".solograph.yaml"
 PRIVATE_MARKERS = (".solograph-private", ".metadata_never_index")
+# The agents whose sessions the index reads (sessions/agents/, one module each).
+AGENT_NAMES = ("claude", "codex", "gemini", "cursor", "copilot", "opencode", "aider")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
@@ -29,6 +31,10 @@ class Settings(Frozen):
     scope_file: Path | None = None
     kb_path: Path | None = None
     claude_projects: Path | None = None
+    # The agents whose sessions are read (SOLOGRAPH_AGENTS), and where each other agent's live
+    # (sessions/agents/): an agent without a folder here is not read.
+    agents: tuple[str, ...] = AGENT_NAMES
+    agent_paths: tuple[tuple[str, Path], ...] = ()
     max_file_bytes: int = 1_000_000
     query_timeout_ms: int = 2_000
     # How long a search may spend reading changed files before it answers; the rest is read by
@@ -77,6 +83,9 @@ class Settings(Frozen):
     # lexical unless they ask for the lane.
     semantic: str = "off"
 
+    def agent_path(self, name: str) -> Path | None:
+        return dict(self.agent_paths).get(name) if name in self.agents else None
+
     @property
     def portfolio_db(self) -> Path:
         return self.home / "portfolio.db"
@@ -116,6 +125,11 @@ class Settings(Frozen):
         kb_path = Path(kb_raw).expanduser() if kb_raw else None
         scope = _split_scope(env.get("SOLOGRAPH_SCOPE", ""))
         claude = env.get("CLAUDE_PROJECTS_PATH", "").strip()
+        agents = _split_list(env.get("SOLOGRAPH_AGENTS", "").lower()) or AGENT_NAMES
+        unknown = sorted(set(agents) - set(AGENT_NAMES))
+        if unknown:
+            raise ConfigError(f"SOLOGRAPH_AGENTS names no agent {', '.join(unknown)}",
+                              hint="choose from " + ",".join(AGENT_NAMES))
         return cls(
             home=home,
             scan_paths=scan_paths,
@@ -124,6 +138,8 @@ class Settings(Frozen):
             kb_path=kb_path,
             claude_projects=Path(claude).expanduser() if claude
             else Path("~/.claude/projects").expanduser(),
+            agents=agents,
+            agent_paths=_agent_paths(env, home),
             max_file_bytes=_int(env, "SOLOGRAPH_MAX_FILE_BYTES", 1_000_000),
             query_timeout_ms=_int(env, "SOLOGRAPH_QUERY_TIMEOUT_MS", 2_000),
             sync_budget_ms=_int(env, "SOLOGRAPH_SYNC_BUDGET_MS", 1_500),
@@ -176,6 +192,29 @@ class Settings(Frozen):
         if self.host in LOOPBACK_HOSTS:
             return True
         return self.host in WILDCARD_HOSTS and self.published_host in LOOPBACK_HOSTS
+
+
+def _agent_paths(env: Mapping[str, str], home: Path) -> tuple[tuple[str, Path], ...]:
+    """Each agent's folder: SOLOGRAPH_<AGENT>_PATH (`off` turns that agent off), else the
+    agent's own variable, else its default. aider has no folder: its histories are in the
+    registered checkouts, found through the portfolio registry."""
+    xdg = env.get("XDG_DATA_HOME", "").strip() or "~/.local/share"
+    gemini = env.get("GEMINI_CLI_HOME", "").strip()
+    defaults = {
+        "codex": env.get("CODEX_HOME", "").strip() or "~/.codex",
+        "gemini": f"{gemini}/.gemini" if gemini else "~/.gemini",
+        "cursor": "~/.cursor",
+        "copilot": env.get("COPILOT_HOME", "").strip() or "~/.copilot",
+        "opencode": f"{xdg}/opencode",
+        "aider": str(home / "portfolio.db"),
+    }
+    out = []
+    for name, default in defaults.items():
+        raw = env.get(f"SOLOGRAPH_{name.upper()}_PATH", "").strip()
+        if raw.lower() == "off":
+            continue
+        out.append((name, Path(raw or default).expanduser()))
+    return tuple(out)
 
 
 def _cwd() -> Path:

@@ -150,3 +150,6 @@ class Synced(Frozen):
 
     pending: int = 0
     unreadable: int = 0
+    # Per source where an index reads several (the sessions of each agent): name ->
+    # {"pending", "unreadable", "as_of"}; None where there is one.
+    agents: dict | None = None

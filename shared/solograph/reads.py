@@ -66,14 +66,26 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
         with bounded, paths_from_query():
             answer = run(handle, **given)
             if meaning is not None:
-                answer = meaning.fuse(handle, answer, given)
+                answer = _fused(meaning, handle, answer, given)
             if not spec.fresh:
                 return answer
             fresh = freshness(pending=synced.pending, unreadable=synced.unreadable,
-                              as_of=resolve(index.as_of)(handle.conn))
+                              as_of=resolve(index.as_of)(handle.conn), agents=synced.agents)
             if meaning is not None:
                 fresh = {**fresh, "embedding_pending": meaning.pending(handle.conn)}
     return attach(answer, fresh, index.pending_note.format(n=synced.pending))
+
+
+def _fused(meaning, handle: object, answer: dict, given: dict) -> dict:
+    """The answer fused with the meaning lane. The lane does not take the sessions' `agent`
+    filter (yet): it ranks every agent's sessions, and what is not that agent's is dropped."""
+    agent = given.get("agent")
+    lane = {k: v for k, v in given.items() if k != "agent"} if "agent" in given else given
+    fused = meaning.fuse(handle, answer, lane)
+    if agent and isinstance(fused.get("results"), list):
+        kept = [h for h in fused["results"] if h.get("agent", agent) == agent]
+        fused = {**fused, "results": kept, "count": len(kept)}
+    return fused
 
 
 def _sync(index: Index, handle: object, deadline: float) -> Synced:
@@ -102,9 +114,9 @@ def project_info(settings: Settings, action: str, *, project: str | None = None,
 
 def session_search(settings: Settings, query: str, *, project: str | None = None,
                    limit: int = 10, session: str | None = None,
-                   exclude_session: str | None = None) -> dict:
+                   exclude_session: str | None = None, agent: str | None = None) -> dict:
     return read("session_search", settings, query=query, project=project, limit=limit,
-                session=session, exclude_session=exclude_session)
+                session=session, exclude_session=exclude_session, agent=agent)
 
 
 def session_export(settings: Settings, session_id: str, *, fmt: str = "markdown") -> dict:

@@ -14,3 +14,5 @@ class Freshness(TypedDict):
     # With the meaning lane on: rows (chunks, sections, documents) waiting for their vectors,
     # found by their words alone until the worker or the next sync embeds them.
     embedding_pending: NotRequired[int]
+    # The session index: {"pending", "unreadable", "as_of"} of each agent it reads.
+    agents: NotRequired[dict[str, dict]]

@@ -164,8 +164,8 @@ def _share(part: int, whole: int) -> float | None:
 
 
 def sessions_active(settings: Settings, since: datetime) -> set[str] | None:
-    """Claude Code sessions with activity since `since`, from the session index; None when
-    there is no session index to ask."""
+    """Sessions (of every agent the index reads) with activity since `since`, from the
+    session index; None when there is no session index to ask."""
     path = settings.sessions_db
     if not path.exists():
         return None
@@ -188,7 +188,7 @@ def report(settings: Settings, *, days: int = 14, now: datetime | None = None,
            sessions_in_period: set[str] | None = None) -> dict:
     """The five numbers over calls made inside an agent session, then the detail.
 
-    `sessions_in_period`: the Claude Code sessions active in the period; by default read from
+    `sessions_in_period`: the agents' sessions active in the period; by default read from
     the session index. Without one, reach is unknown (None)."""
     if days < 1:
         raise BadQuery("--days must be at least 1")

@@ -63,7 +63,9 @@ class Home:
         env = {"SOLOGRAPH_HOME": str(self.home), "CODEGRAPH_SCAN_PATH": str(self.scan_path),
                "CLAUDE_PROJECTS_PATH": str(self.claude_projects), "KB_PATH": "",
                "SOLOGRAPH_REDIS_URL": self.redis_url, "SOLOGRAPH_SCOPE": "",
-               "PYTHONUNBUFFERED": "1"}
+               "PYTHONUNBUFFERED": "1",
+               # Claude Code's test transcripts only: never the developer's other agents.
+               "SOLOGRAPH_AGENTS": "claude"}
         # Never let the developer's token or host leak into a child process.
         for name in ("SOLOGRAPH_TOKEN", "SOLOGRAPH_HOST", "SOLOGRAPH_PUBLISHED_HOST",
                      "SOLOGRAPH_ALLOWED_HOSTS"):

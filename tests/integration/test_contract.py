@@ -10,6 +10,7 @@ import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
+from pathlib import Path
 from urllib.parse import urlencode
 
 import httpx2
@@ -17,8 +18,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from solograph.config import Settings
+from solograph.config import AGENT_NAMES, Settings
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
+from tests.support.agents import lay_out
 from tests.support.kb import make_kb
 from tests.support.portfolio import make_portfolio
 from tests.support.procs import free_port, process, solograph_cmd, wait_for_http
@@ -66,6 +68,20 @@ CASES = [
     ("session_search", {"query": 'NEAR("webhook" OR) *retry'}),
     ("session_search", {"query": "!!!"}),
 ]
+# A session of each other agent (../shared/corpora/agents/, when SOLOGRAPH_CORPORA is set),
+# found by its words and by its agent.
+AGENT_CASES = [
+    ("session_search", {"query": "files"}),
+    ("session_search", {"query": "multiline output", "agent": "codex"}),
+    ("session_search", {"query": "hello list files", "agent": "gemini"}),
+    ("session_search", {"query": "spawning subagent", "agent": "cursor"}),
+    ("session_search", {"query": "file1 file2", "agent": "copilot"}),
+    ("session_search", {"query": "found files", "agent": "opencode"}),
+    ("session_search", {"query": "multiline", "agent": "codex", "project": "large"}),
+]
+# Where the fixtures say their sessions ran: a folder of no machine, neither temporary nor
+# private (the children use the default rules, under which the test's /tmp is temporary).
+AGENT_WORK = Path("/home/dev/agents")
 
 
 @pytest.fixture
@@ -83,9 +99,12 @@ def _lane_modes() -> list:
 @pytest.fixture(scope="module", params=_lane_modes())
 def indexed(request, tmp_path_factory) -> Settings:
     base = tmp_path_factory.mktemp(f"contract-{request.param}")
+    corpora = os.environ.get("SOLOGRAPH_CORPORA", "")
+    folders = lay_out(Path(corpora), base / "agents", AGENT_WORK, make=False) \
+        if corpora and Path(corpora, "agents").is_dir() else {}
     settings = Settings(home=base / "home", scan_paths=(make_portfolio(base),),
                         kb_path=make_kb(base), claude_projects=base / "claude-projects",
-                        semantic=request.param)
+                        semantic=request.param, agent_paths=tuple(folders.items()))
     refresh_registry(settings)
     scan_portfolio(settings)
     build_sources(settings, base)
@@ -110,6 +129,9 @@ def indexed(request, tmp_path_factory) -> Settings:
 def child_env(settings: Settings) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLOGRAPH_", "CLAUDE_"))}
     env["CLAUDE_PROJECTS_PATH"] = str(settings.claude_projects)
+    given = dict(settings.agent_paths)  # and no other agent: never this machine's own
+    for name in AGENT_NAMES[1:]:
+        env[f"SOLOGRAPH_{name.upper()}_PATH"] = str(given.get(name, "off"))
     if settings.kb_path is not None:
         env["KB_PATH"] = str(settings.kb_path)
     return {**env, "SOLOGRAPH_HOME": str(settings.home), "PYTHONUNBUFFERED": "1",
@@ -144,7 +166,8 @@ def via_cli(settings: Settings, tool: str, args: dict) -> str:
             argv += ["-n", str(args["limit"])]
     elif tool == "session_search":
         argv = ["sessions", args["query"]]
-        for key, flag in (("project", "-p"), ("limit", "-n"), ("session", "--session")):
+        for key, flag in (("project", "-p"), ("limit", "-n"), ("session", "--session"),
+                          ("agent", "--agent")):
             if key in args:
                 argv += [flag, str(args[key])]
     elif tool == "kb_search":
@@ -207,7 +230,7 @@ async def test_every_read_is_the_same_bytes_everywhere(indexed, servers):
     command, *argv = solograph_cmd("mcp")
     stdio = StdioServerParameters(command=command, args=argv, env=child_env(indexed))
     async with Client(stdio) as over_stdio, http_client(mcp_base) as over_http:
-        for tool, args in CASES:
+        for tool, args in CASES + (AGENT_CASES if indexed.agent_paths else []):
             answers = {
                 "cli": via_cli(indexed, tool, args),
                 "api": via_api(api_base, tool, args),
@@ -216,6 +239,9 @@ async def test_every_read_is_the_same_bytes_everywhere(indexed, servers):
             }
             assert answers["cli"].startswith("{"), (tool, args, answers["cli"])
             assert len(set(answers.values())) == 1, (tool, args, answers)
+            if args.get("agent"):  # that agent's session, found
+                assert '"results":[{' in answers["cli"], (args, answers["cli"])
+                assert f'"agent":"{args["agent"]}"' in answers["cli"], args
             lanes = '"lanes":' in answers["cli"]
             assert lanes == (indexed.semantic == "on" and '"results":[{' in answers["cli"]
                              and tool != "symbol_search" and "session" not in args

@@ -150,8 +150,11 @@ def test_a_complete_answer_hands_nothing_over(tmp_path, redis_url, svc, monkeypa
     spy = Spy(monkeypatch)
     with TestClient(create_app(settings), base_url=BASE) as c:
         r = c.get("/v1/sessions", params={"q": "webhook retry"})
-        assert r.json()["freshness"] == {"complete": True, "pending": 0, "unreadable": 0,
-                                         "as_of": r.json()["freshness"]["as_of"]}
+        fresh = r.json()["freshness"]
+        assert fresh == {"complete": True, "pending": 0, "unreadable": 0,
+                         "as_of": fresh["as_of"], "agents": {"claude": {
+                             "pending": 0, "unreadable": 0, "present": True,
+                             "as_of": fresh["as_of"]}}}
         time.sleep(0.2)
     assert spy.jobs == []
 

@@ -1,13 +1,16 @@
-"""The session index: every past Claude Code conversation, searchable, kept after Claude Code
-deletes its transcript.
+"""The session index: every past conversation of every coding agent (Claude Code, Codex CLI,
+Gemini CLI, Cursor, Copilot CLI, OpenCode, aider), searchable, kept after the agent deletes
+its transcript.
 
 Modules: store (sessions.db), sync (the transcripts folder into the index, before every read,
 and the `sync_sessions` job), search and snippets (ranking), answers (session_search,
 session_export); domain modules: records (parsing lines), titles, chunks (the FTS documents),
-ingest (one file from its offset), policy (temp and private folders), upkeep (titles, purges,
+ingest (one file from its offset), agents/ (one reader module per agent; others.py syncs
+them), policy (temp and private folders), upkeep (titles, purges,
 re-redaction), transcript (one session: matches, export).
 """
 
+from solograph.config import AGENT_NAMES
 from solograph.index import Answer, Index, Job, Param
 
 STORE = "sessions"
@@ -38,11 +41,14 @@ INDEX = Index(
                       "query, in order, with their neighbours", None, max_length=100),
                 Param("exclude_session", str, "leave this session out (the one asking)", None,
                       max_length=100, caller="session"),
+                Param("agent", str, "only this coding agent's sessions, e.g. \"codex\"", None,
+                      choices=AGENT_NAMES, max_length=40),
             ),
             title="Search past sessions",
             description=(
-                "Full-text search over past Claude Code conversations, archived ones too: what "
-                "was tried, decided or fixed before. Example: {\"query\": \"webhook retry\"}."),
+                "Full-text search over past coding-agent conversations (Claude Code, Codex, "
+                "Gemini, Cursor, Copilot, OpenCode, aider), archived ones too: what was tried, "
+                "decided or fixed before. Example: {\"query\": \"webhook retry\"}."),
             route="/v1/sessions", always_load=True,
             meaning="solograph.semantic.answers:SESSIONS"),
         Answer(
@@ -90,7 +96,7 @@ INDEX = Index(
     ),
     jobs=(
         Job("sync_sessions", "solograph.sessions.sync:sync_sessions",
-            "a sync of the Claude Code transcripts", route="sync-sessions"),
+            "a sync of every agent's session files", route="sync-sessions"),
         Job("embed_sessions", "solograph.semantic.stores:embed_sessions",
             "vectors of the session chunks waiting for them (the meaning lane)",
             route="embed-sessions"),

@@ -13,9 +13,10 @@ from solograph.text.plural import plural
 
 def session_search(handle: Handle, *, query: str, project: str | None = None,
                    limit: int = 10, session: str | None = None,
-                   exclude_session: str | None = None) -> dict:
-    """Past Claude Code sessions holding the query's words, archived ones too; with `session`,
-    the messages of that one session that hold them, with their neighbours."""
+                   exclude_session: str | None = None, agent: str | None = None) -> dict:
+    """Past sessions of every coding agent holding the query's words, archived ones too
+    (`agent` keeps one agent's); with `session`, the messages of that one session that hold
+    them, with their neighbours."""
     if not query or not query.strip():
         raise BadQuery("empty query", hint='give words the conversation held: "webhook retry"')
     conn = handle.conn
@@ -23,11 +24,14 @@ def session_search(handle: Handle, *, query: str, project: str | None = None,
         from solograph.sessions import transcript
 
         return transcript.read_matches(conn, session, query, limit=limit)
+    if agent:
+        check_agent(agent)
     if project:
         check_project(conn, project)
-    scope = ranking.project_scope(project or "", exclude=exclude_session)
+    scope = ranking.project_scope(project or "", exclude=exclude_session, agent=agent)
     terms, hits = ranking.search(conn, query, limit=limit, scope=scope)
-    answer = {"query": query, "project": project, "count": len(hits),
+    answer = {"query": query, "project": project, **({"agent": agent} if agent else {}),
+              "count": len(hits),
               "respelled": terms.respelled, "results": hits}
     left_out = skipped(conn)
     if not hits and left_out.get("temp"):
@@ -42,6 +46,19 @@ def skipped(conn: sqlite3.Connection) -> dict[str, int]:
     return dict(conn.execute(
         "SELECT status, COUNT(DISTINCT CASE WHEN session_id != '' THEN session_id ELSE path "
         "END) FROM files WHERE status IN ('temp', 'private') GROUP BY status").fetchall())
+
+
+def check_agent(agent: str) -> None:
+    """An agent the index does not read is a mistake to name, not an empty answer."""
+    from solograph.sessions.agents import NAMES
+
+    if agent not in NAMES:
+        import difflib
+
+        close = difflib.get_close_matches(agent, NAMES, n=1)
+        raise BadQuery(f"no agent named {agent!r}",
+                       hint=(f"did you mean: {close[0]}? " if close else "")
+                       + "the agents are " + ", ".join(NAMES))
 
 
 def check_project(conn: sqlite3.Connection, project: str) -> None:

@@ -102,7 +102,7 @@ def _known(conn: sqlite3.Connection) -> _Known:
     cur = conn.cursor()
     cur.row_factory = None  # plain tuples: a thousand rows read on every check
     files = {r[0]: r[1:] for r in cur.execute(
-        "SELECT path, size, mtime_ns, inode, status FROM files")}
+        "SELECT path, size, mtime_ns, inode, status FROM files WHERE agent = 'claude'")}
     in_folder: dict[str, dict[str, str]] = {}
     subfolders: dict[str, list[str]] = {}
     if any(v is not None for v in stored.values()):

@@ -26,10 +26,12 @@ from solograph.sessions import upkeep
 from solograph.sessions.chunks import ChunkWriter, drop_chunks
 from solograph.sessions.entries import entry_words, tools_json
 from solograph.sessions.policy import Policy
-from solograph.sessions.records import TOO_LONG, parse, read_line, wanted, whole_lines
 from solograph.sessions.report import Report
 from solograph.text.secrets import redact
 
+# Problems of a record that was still read (bad bytes replaced, values nested too deep dropped):
+# noted, never counted as a bad line.
+READ_IN_PART = ("invalid_utf8", "too_deep")
 HEAD = 4096  # bytes hashed at the start of a file and just before its offset
 BATCH_ENTRIES = 2_000
 BATCH_BYTES = 32 << 20
@@ -51,11 +53,28 @@ class _TakenOver(Exception):
 
 def sync_file(conn: sqlite3.Connection, root: Path, rel: str, kind: str, *, policy: Policy,
               sessions: dict[str, int], report: Report) -> None:
-    """Bring one file's rows up to date with the file on disk (its own transactions)."""
+    """Bring one Claude Code transcript's rows up to date with the file (its own
+    transactions)."""
+    from solograph.sessions.agents import Unit, claude
+
+    _run(conn, claude, Unit(rel, str(root / rel), kind, 0, 0, 0), policy, sessions, report)
+
+
+def sync_unit(conn: sqlite3.Connection, agent, unit, *, policy: Policy,
+              sessions: dict[str, int], report: Report) -> None:
+    """Bring one unit of any agent (sessions/agents/) up to date (its own transactions)."""
+    _run(conn, agent, unit, policy, sessions, report)
+
+
+def _run(conn: sqlite3.Connection, agent, unit, policy: Policy, sessions: dict[str, int],
+         report: Report) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         with contextlib.suppress(_TakenOver):
-            _sync_file(conn, root, rel, kind, policy, sessions, report)
+            if agent.APPENDABLE:
+                _sync_file(conn, agent, unit, policy, sessions, report)
+            else:
+                _sync_whole(conn, agent, unit, policy, sessions, report)
         upkeep.refresh(conn, report.touched)
     except BaseException:
         conn.execute("ROLLBACK")
@@ -65,15 +84,15 @@ def sync_file(conn: sqlite3.Connection, root: Path, rel: str, kind: str, *, poli
     conn.execute("COMMIT")
 
 
-def _sync_file(conn: sqlite3.Connection, root: Path, rel: str, kind: str, policy: Policy,
+def _sync_file(conn: sqlite3.Connection, agent, unit, policy: Policy,
                sessions: dict[str, int], report: Report) -> None:
-    path = root / rel
+    rel, kind = unit.key, unit.kind
     row = conn.execute("SELECT * FROM files WHERE path = ?", (rel,)).fetchone()
     if _leads_out(root, path):  # a link out of the folder (to /etc/passwd): never opened
         report.note_unreadable(rel)
         return
     try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed below; the stat must be of this handle
+        fh = open(unit.path, "rb")  # noqa: SIM115 - closed below; the stat must be of this handle
     except FileNotFoundError:
         if row is not None and row["status"] != "deleted":
             conn.execute("UPDATE files SET status = 'deleted' WHERE id = ?", (row["id"],))
@@ -85,10 +104,7 @@ def _sync_file(conn: sqlite3.Connection, root: Path, rel: str, kind: str, policy
     with fh:
         st = os.fstat(fh.fileno())
         if row is None:
-            file_id = conn.execute(
-                "INSERT INTO files (path, kind, size, mtime_ns, inode) VALUES (?, ?, ?, ?, ?)",
-                (rel, kind, st.st_size, st.st_mtime_ns, st.st_ino)).lastrowid
-            row = conn.execute("SELECT * FROM files WHERE id = ?", (file_id,)).fetchone()
+            row = _new_file(conn, agent, rel, kind, (st.st_size, st.st_mtime_ns, st.st_ino))
             report.new += 1
         else:
             action = _decide(row, st, fh)
@@ -102,7 +118,46 @@ def _sync_file(conn: sqlite3.Connection, root: Path, rel: str, kind: str, policy
                 report.reread += 1
             else:
                 report.grown += 1
-        _Reader(conn, row, st, fh, rel, policy, sessions, report).run()
+        sig = (st.st_size, st.st_mtime_ns, st.st_ino)
+        _Reader(conn, row, sig, fh, rel, policy, sessions, report, agent=agent.NAME,
+                records=agent.records(unit, fh, row["offset"])).run()
+
+
+def _new_file(conn: sqlite3.Connection, agent, rel: str, kind: str,
+              sig: tuple[int, int, int]) -> sqlite3.Row:
+    file_id = conn.execute(
+        "INSERT INTO files (path, kind, size, mtime_ns, inode, agent) VALUES (?, ?, ?, ?, ?, ?)",
+        (rel, kind, *sig, agent.NAME)).lastrowid
+    return conn.execute("SELECT * FROM files WHERE id = ?", (file_id,)).fetchone()
+
+
+def _sync_whole(conn: sqlite3.Connection, agent, unit, policy: Policy,
+                sessions: dict[str, int], report: Report) -> None:
+    """A unit the agent rewrites (a whole JSON file, a session spread over many files or
+    rows): read again whole whenever its signature moved. What it held before goes first, so
+    a message the agent removed (a rewind) leaves the index too."""
+    row = conn.execute("SELECT * FROM files WHERE path = ?", (unit.key,)).fetchone()
+    if row is None:
+        row = _new_file(conn, agent, unit.key, unit.kind, unit.signature)
+        report.new += 1
+    elif row["status"] in ("temp", "private") or (
+            row["status"] == "live"
+            and (row["size"], row["mtime_ns"], row["inode"]) == unit.signature):
+        return  # kept out by its folder, or unchanged
+    else:
+        reset_file(conn, row["id"], report)
+        row = conn.execute("SELECT * FROM files WHERE id = ?", (row["id"],)).fetchone()
+        report.reread += 1
+    try:
+        reader = _Reader(conn, row, unit.signature, None, unit.key, policy, sessions, report,
+                         agent=agent.NAME, records=agent.records(unit, None, 0))
+        reader.run()
+    except (FileNotFoundError, PermissionError, sqlite3.OperationalError) as exc:
+        # Gone between the listing and the read, not ours to open, or the agent's database
+        # busy: what was read of it goes, and the next sync reads it again whole.
+        reset_file(conn, row["id"], report)
+        if not isinstance(exc, FileNotFoundError):
+            report.note_unreadable(unit.key)
 
 
 def _leads_out(root: Path, path: Path) -> bool:
@@ -137,9 +192,11 @@ def reset_file(conn: sqlite3.Connection, file_id: int, report: Report) -> None:
 
 
 class _Reader:
-    def __init__(self, conn: sqlite3.Connection, row: sqlite3.Row, st: os.stat_result, fh,
-                 rel: str, policy: Policy, sessions: dict[str, int], report: Report) -> None:
-        self.conn, self.st, self.fh, self.rel = conn, st, fh, rel
+    def __init__(self, conn: sqlite3.Connection, row: sqlite3.Row, sig: tuple[int, int, int],
+                 fh, rel: str, policy: Policy, sessions: dict[str, int], report: Report, *,
+                 agent: str, records) -> None:
+        self.conn, self.sig, self.fh, self.rel = conn, sig, fh, rel
+        self.agent, self.records = agent, records
         self.policy, self.sessions, self.report = policy, sessions, report
         self.file_id: int = row["id"]
         self.offset: int = row["offset"]
@@ -156,30 +213,22 @@ class _Reader:
         self.cwds: set[str] = {r[0] for r in conn.execute(  # the folders already judged
             "SELECT cwd FROM cwds WHERE file_id = ?", (self.file_id,))}
         self.batch_entries = 0
+        self.subagent = row["kind"] == "subagent"
         self.batch_bytes = 0
 
     def run(self) -> None:
-        for end, line in whole_lines(self.fh, self.offset):
-            start, self.offset = self.offset, end
+        for end, rec, problem in self.records:
+            start = self.offset
+            self.offset = max(end, start)
             self.lines += 1
-            self.report.bytes += len(line)
-            self.batch_bytes += len(line)
-            if line == TOO_LONG:
-                self.bad += 1
-                self.report.bad_lines += 1
-                self.report.note_bad("too_long")
-                continue
-            if not wanted(line):
-                continue
-            obj, problem = read_line(line)
+            self.report.bytes += self.offset - start
+            self.batch_bytes += self.offset - start
             if problem:
                 self.report.note_bad(problem)
-            if obj is None:
-                self.bad += 1
-                self.report.bad_lines += 1
-                continue
-            rec = parse(obj)
             if rec is None:
+                if problem and problem not in READ_IN_PART:
+                    self.bad += 1
+                    self.report.bad_lines += 1
                 continue
             if rec.type in ("user", "assistant"):
                 if rec.cwd and rec.cwd not in self.cwds:
@@ -189,8 +238,16 @@ class _Reader:
                         return
                 if not self.session_id and rec.session_id:
                     self.session_id = rec.session_id
+                if rec.sidechain and self.agent != "claude" and not self.subagent and \
+                        not self.count:
+                    # Another agent's sub-agent file, its first message a sub-agent's (its
+                    # records name their parent session): not the file that says whether the
+                    # session is still live. (Copilot's sub-agents speak inside the main one.)
+                    self.subagent = True
+                    self.conn.execute("UPDATE files SET kind = 'subagent' WHERE id = ?",
+                                      (self.file_id,))
                 if rec.kind:
-                    self._entry(rec, start)
+                    self._entry(rec, rec.uuid or f"{self.rel}@{start}")
             elif rec.type == "summary" and rec.title:
                 self._summary(rec.title, rec.leaf_uuid)
             elif rec.type in ("custom-title", "ai-title") and rec.title:
@@ -220,15 +277,15 @@ class _Reader:
     def _session(self, session_id: str) -> int:
         key = self.sessions.get(session_id)
         if key is None:
-            self.conn.execute("INSERT INTO sessions (session_id) VALUES (?) "
-                              "ON CONFLICT (session_id) DO NOTHING", (session_id,))
+            self.conn.execute("INSERT INTO sessions (session_id, agent) VALUES (?, ?) "
+                              "ON CONFLICT (session_id) DO NOTHING", (session_id, self.agent))
             key = self.conn.execute("SELECT id FROM sessions WHERE session_id = ?",
                                     (session_id,)).fetchone()[0]
             self.sessions[session_id] = key
         self.report.touched.add(key)
         return key
 
-    def _entry(self, rec, start: int) -> None:
+    def _entry(self, rec, uuid: str) -> None:
         text, tools = rec.text, rec.tools  # parse redacted them, before it cut them
         words = entry_words(text, tools)
         if not words and not tools:
@@ -238,7 +295,7 @@ class _Reader:
         cur = self.conn.execute(
             "INSERT OR IGNORE INTO entries (session, file_id, chunk, seq, uuid, role, kind, at, "
             "sidechain, text, tools, words) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, self.file_id, chunk, self.lines, rec.uuid or f"{self.rel}@{start}", rec.type,
+            (key, self.file_id, chunk, self.lines, uuid, rec.type,
              rec.kind, rec.at, int(rec.sidechain), text, tools_json(tools), words))
         if cur.rowcount <= 0:
             return  # the same message, copied into another file by a resume
@@ -271,8 +328,7 @@ class _Reader:
         reset_file(self.conn, self.file_id, self.report)
         self.conn.execute("UPDATE files SET status = ?, cwd = ?, session_id = ?, size = ?, "
                           "mtime_ns = ?, inode = ? WHERE id = ?",
-                          (reason, self.cwd, self.session_id, self.st.st_size,
-                           self.st.st_mtime_ns, self.st.st_ino, self.file_id))
+                          (reason, self.cwd, self.session_id, *self.sig, self.file_id))
         if reason == "temp":
             self.report.temp += 1
         else:
@@ -293,10 +349,10 @@ class _Reader:
 
     def _save(self) -> None:
         self.chunks.flush()
-        head, tail = _hashes(self.fh, self.offset)
+        head, tail = _hashes(self.fh, self.offset) if self.fh is not None else ("", "")
         self.conn.execute(
             "UPDATE files SET offset = ?, lines = ?, bad_lines = ?, entries = ?, session_id = ?, "
             "cwd = ?, size = ?, mtime_ns = ?, inode = ?, head_hash = ?, tail_hash = ?, "
             "status = 'live' WHERE id = ?",
             (self.offset, self.lines, self.bad, self.count, self.session_id, self.cwd,
-             self.st.st_size, self.st.st_mtime_ns, self.st.st_ino, head, tail, self.file_id))
+             *self.sig, head, tail, self.file_id))

@@ -213,6 +213,7 @@ def describe(row: sqlite3.Row) -> dict:
     live = bool(row["live"])
     return {
         "session": row["session_id"],
+        "agent": row["agent"],
         "project": project_name(row["cwd"]),
         "cwd": row["cwd"],
         "title": row["title"],
@@ -221,23 +222,23 @@ def describe(row: sqlite3.Row) -> dict:
         "messages": row["messages"],
         "archived": not live,
         "transcript": "live" if live else "deleted",
-        "resume": resume_command(row["session_id"], row["cwd"]) if live else None,
+        "resume": resume_command(row["session_id"], row["cwd"], row["agent"]) if live else None,
     }
 
 
-def resume_command(session_id: str, cwd: str) -> str:
-    """`cd '<folder>' && claude --resume ID`: Claude Code finds a session from the folder it
-    started in, so the command works from anywhere."""
-    if not cwd:
-        return f"claude --resume {session_id}"
-    return "cd '" + cwd.replace("'", "'\\''") + f"' && claude --resume {session_id}"
+def resume_command(session_id: str, cwd: str, agent: str = "claude") -> str | None:
+    """`cd '<folder>' && claude --resume ID`: an agent finds a session from the folder it
+    started in, so the command works from anywhere; each agent's own (sessions/agents/)."""
+    from solograph.sessions.agents import resume_command as of_agent
+
+    return of_agent(agent, session_id, cwd)
 
 
 def project_name(cwd: str) -> str:
     return cwd.rstrip("/").rsplit("/", 1)[-1] if cwd else ""
 
 
-def project_scope(name: str, *, exclude: str | None = None) -> Scope:
+def project_scope(name: str, *, exclude: str | None = None, agent: str | None = None) -> Scope:
     """Sessions whose folder is the project or inside it: `-p spotter` takes
     /home/me/spotter and /home/me/spotter/assets, by the folder's name."""
     parts, params = [], []
@@ -251,4 +252,7 @@ def project_scope(name: str, *, exclude: str | None = None) -> Scope:
     if exclude:
         parts.append("s.session_id != ?")
         params.append(exclude)
+    if agent:  # one agent's sessions (sessions/agents/)
+        parts.append("s.agent = ?")
+        params.append(agent)
     return Scope(" AND ".join(parts), tuple(params))

@@ -9,6 +9,7 @@ from solograph.typed import NotRequired, TypedDict
 
 class SessionHit(TypedDict):
     session: str
+    agent: str  # the coding agent that wrote it: claude, codex, gemini, ... (sessions/agents/)
     project: str
     cwd: str
     title: str
@@ -28,6 +29,7 @@ class SessionSearch(TypedDict, total=False):
 
     query: str
     project: str | None
+    agent: str  # when the search was of one agent's sessions
     count: int
     respelled: dict[str, str]
     results: list[SessionHit]

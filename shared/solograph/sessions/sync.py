@@ -166,17 +166,97 @@ def _privacy(conn: sqlite3.Connection, policy: Policy, report: Report) -> set[st
     return {path for _, path in reopen}
 
 
+def sync_all(conn: sqlite3.Connection, settings: Settings, *, deadline: float | None = None,
+             agents: tuple[str, ...] | None = None,
+             policy: Policy | None = None) -> dict[str, dict]:
+    """Every agent the settings turn on, Claude Code first: {agent: its sync report}."""
+    from solograph.sessions.agents import enabled, load
+
+    out: dict[str, dict] = {}
+    policy = (policy or default_policy()).fresh()
+    if "claude" in settings.agents:
+        out["claude"] = sync(conn, settings.claude_projects, policy=policy, deadline=deadline)
+    others = enabled(settings, agents)
+    if not others:
+        return out
+    from solograph.sessions.others import missing, sync_agent
+
+    if "claude" not in out or out["claude"]["missing"]:
+        report = Report()  # a folder that became private, for the agents below
+        _privacy(conn, policy, report)
+        if report.purged:
+            upkeep.scrub(conn)
+    sessions: dict[str, int] = {}
+    for name, ref in others:
+        path = settings.agent_path(name)
+        if path is None or not path.exists():
+            out[name] = missing(name, path)
+            continue
+        agent = load(ref)
+        found = sync_agent(conn, agent, agent.location(settings), policy=policy,
+                           deadline=deadline, sessions=sessions)
+        if found["purged"] or found["private"]:
+            upkeep.scrub(conn)
+        out[name] = found
+    return out
+
+
 def sync_for_read(handle: Handle, deadline: float) -> Synced:
-    """The sync before a read, within its budget. A transcripts folder that is not there is an
-    error only while the index holds nothing (an index of archived sessions still answers)."""
-    root = handle.settings.claude_projects
-    report = sync(handle.conn, root, deadline=deadline)
-    if report["missing"] and not handle.conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone():
-        raise NotIndexed(f"no sessions indexed, and the transcripts folder {report['transcripts']} "
-                         "does not exist",
+    """The sync before a read, within its budget, of every agent turned on. Folders that are
+    not there are an error only while the index holds nothing (an index of archived sessions
+    still answers)."""
+    conn = handle.conn
+    reports = sync_all(conn, handle.settings, deadline=deadline)
+    # An agent counts once it has a folder holding sessions (aider's registry always exists).
+    if all(r["missing"] or (name != "claude" and not r["files"])
+           for name, r in reports.items()) and \
+            not conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone():
+        claude = reports.get("claude", {}).get("transcripts")
+        raise NotIndexed(f"no sessions indexed, and the transcripts folder {claude} "
+                         "does not exist" if claude else "no sessions indexed, and no agent's "
+                         "sessions folder exists",
                          hint="set CLAUDE_PROJECTS_PATH to Claude Code's projects folder "
-                              "(default ~/.claude/projects)")
-    return Synced(pending=report["pending"], unreadable=report["unreadable"])
+                              "(default ~/.claude/projects), or the other agents' folders "
+                              "(README: Settings)")
+    return Synced(pending=sum(r["pending"] for r in reports.values()),
+                  unreadable=sum(r["unreadable"] for r in reports.values()),
+                  agents=per_agent(conn, reports))
+
+
+def per_agent(conn: sqlite3.Connection, reports: dict[str, dict]) -> dict:
+    """Freshness of each agent read: what its sync left, and the newest message it holds."""
+    from solograph.freshness import iso
+
+    newest = dict(conn.execute("SELECT agent, MAX(last_at) FROM sessions WHERE last_at != '' "
+                               "GROUP BY agent").fetchall())
+    return {name: {"pending": r["pending"], "unreadable": r["unreadable"],
+                   "present": not r["missing"], "as_of": iso(newest.get(name))}
+            for name, r in reports.items()}
+
+
+def _merged(reports: dict[str, dict]) -> dict:
+    """One report of every agent's sync: Claude Code's fields as they were, counts summed."""
+    claude = reports.get("claude") or {**Report().to_dict(), "transcripts": None,
+                                       "missing": True}
+    out = dict(claude)
+    for name, r in reports.items():
+        if name == "claude":
+            continue
+        for key, value in r.items():
+            if isinstance(value, int) and not isinstance(value, bool) and key in out:
+                out[key] += value
+        for reason, n in r["bad"].items():
+            out["bad"] = {**out["bad"], reason: out["bad"].get(reason, 0) + n}
+        out["unreadable_paths"] = out["unreadable_paths"] + r["unreadable_paths"]
+    return out
+
+
+def _agent_counts(conn: sqlite3.Connection, reports: dict[str, dict]) -> dict:
+    counts = dict(conn.execute("SELECT agent, COUNT(*) FROM sessions GROUP BY agent").fetchall())
+    return {name: {"present": not r["missing"], "sessions": counts.get(name, 0),
+                   "new": r["new"], "grown": r["grown"], "deleted": r["deleted"],
+                   "bad": r["bad"], "pending": r["pending"]}
+            for name, r in reports.items()}
 
 
 def folder_access(settings: Settings) -> dict:
@@ -198,14 +278,15 @@ def folder_access(settings: Settings) -> dict:
             "unreadable": len(denied) + closed}
 
 
-def sync_sessions(settings: Settings) -> dict:
+def sync_sessions(settings: Settings, *, policy: Policy | None = None) -> dict:
     """The write job: read new and grown transcripts into the index; report what was done and
     what the index holds."""
     from solograph.sessions.store import open_index
 
     conn = open_index(settings.sessions_db)
     try:
-        report = sync(conn, settings.claude_projects)
+        reports = sync_all(conn, settings, policy=policy)
+        report = _merged(reports)
         total, archived, messages = conn.execute(
             "SELECT COUNT(*), COALESCE(SUM(NOT EXISTS (SELECT 1 FROM files f "
             "WHERE f.session_id = s.session_id AND f.kind = 'main' AND f.status = 'live')), 0), "
@@ -213,7 +294,7 @@ def sync_sessions(settings: Settings) -> dict:
         from solograph.sessions.answers import skipped
 
         report.update(sessions=total, archived=archived, messages=messages,
-                      skipped=skipped(conn))
+                      skipped=skipped(conn), agents=_agent_counts(conn, reports))
         temp = report["skipped"].get("temp", 0)
         report["summary"] = (
             f"{plural(total, 'session')} ({archived} archived), {plural(messages, 'message')}; "
@@ -227,7 +308,10 @@ def sync_sessions(settings: Settings) -> dict:
             + (f"; {plural(temp, 'batch run')} from temporary folders left out"
                if temp else "")
             + (f"; transcripts folder {report['transcripts']} not found"
-               if report["missing"] else ""))
+               if report["missing"] and report["transcripts"] else "")
+            + "".join(f"; {name}: {plural(a['sessions'], 'session')}"
+                      for name, a in report["agents"].items() if name != "claude"
+                      and a["present"]))
         return report
     finally:
         conn.close()

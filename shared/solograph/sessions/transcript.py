@@ -124,7 +124,8 @@ _LABEL = {"prompt": "User", "command": "User (command)", "notice": "Notice",
 
 def _markdown(head: dict, entries) -> str:
     out = [f"# {head['title'] or head['session']}", "",
-           f"- session: `{head['session']}`", f"- project: {head['project']}",
+           f"- session: `{head['session']}`", f"- agent: {head['agent']}",
+           f"- project: {head['project']}",
            f"- folder: `{head['cwd']}`", f"- from {head['first']} to {head['last']}",
            f"- transcript: {head['transcript']}"
            + (f" (`{head['resume']}`)" if head["resume"] else ""), ""]

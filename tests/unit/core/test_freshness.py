@@ -23,6 +23,8 @@ from tests.support.sources import build_sources
 from tests.support.transcripts import Transcripts
 
 SHAPE = {"complete", "pending", "unreadable", "as_of"}
+# The session index says the same of each agent it reads.
+SESSIONS_SHAPE = SHAPE | {"agents"}
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
 
 
@@ -49,7 +51,8 @@ def test_a_search_under_no_budget_answers_with_the_newest_and_converges(tmp_path
     settings = Settings(home=tmp_path / "home", claude_projects=tmp_path / "projects",
                         sync_budget_ms=0)
     first = reads.session_search(settings, "webhook retry", limit=20)
-    assert set(first["freshness"]) == SHAPE
+    assert set(first["freshness"]) == SESSIONS_SHAPE
+    assert first["freshness"]["agents"]["claude"]["pending"] == first["freshness"]["pending"]
     assert first["freshness"]["complete"] is False
     assert first["freshness"]["pending"] == len(ids) - 1
     assert found(first) == {ids[-1]}  # the most recently modified file is read first
@@ -60,8 +63,11 @@ def test_a_search_under_no_budget_answers_with_the_newest_and_converges(tmp_path
         if answers[-1]["freshness"]["complete"]:
             break
     last = answers[-1]
+    as_of = last["freshness"]["as_of"]
     assert last["freshness"] == {"complete": True, "pending": 0, "unreadable": 0,
-                                 "as_of": last["freshness"]["as_of"]}
+                                 "as_of": as_of, "agents": {"claude": {
+                                     "pending": 0, "unreadable": 0, "present": True,
+                                     "as_of": as_of}}}
     assert "note" not in last
     pending = [a["freshness"]["pending"] for a in answers]
     assert pending == sorted(pending, reverse=True) and len(answers) == len(ids)
@@ -168,7 +174,8 @@ def test_every_read_carries_the_same_freshness_and_repeats_its_bytes(everything)
     }
     for name, call in calls.items():
         first = call()
-        assert set(first["freshness"]) == SHAPE, name
+        assert set(first["freshness"]) == (SESSIONS_SHAPE if name == "session_search"
+                                           else SHAPE), name
         fresh = first["freshness"]
         assert fresh["complete"] is True and fresh["pending"] == 0, name
         assert fresh["as_of"] is not None and freshness.iso(fresh["as_of"]) == fresh["as_of"]

@@ -153,8 +153,10 @@ def test_session_search_answer(settings_with, world):
                            "freshness"}
     assert answer["count"] == len(answer["results"]) <= 5
     hit = answer["results"][0]
-    assert set(hit) == {"session", "project", "cwd", "title", "first", "last", "messages",
-                        "archived", "transcript", "resume", "snippet", "score", "match"}
+    assert set(hit) == {"session", "agent", "project", "cwd", "title", "first", "last",
+                        "messages", "archived", "transcript", "resume", "snippet", "score",
+                        "match"}
+    assert hit["agent"] == "claude"
     assert hit["project"] in ("alpha", "sub")
     assert hit["resume"] == f"cd '{hit['cwd']}' && claude --resume {hit['session']}"
     assert "webhook" in hit["snippet"].lower()
