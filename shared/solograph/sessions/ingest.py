@@ -88,7 +88,7 @@ def _sync_file(conn: sqlite3.Connection, agent, unit, policy: Policy,
                sessions: dict[str, int], report: Report) -> None:
     rel, kind = unit.key, unit.kind
     row = conn.execute("SELECT * FROM files WHERE path = ?", (rel,)).fetchone()
-    if _leads_out(root, path):  # a link out of the folder (to /etc/passwd): never opened
+    if _leads_out(unit):  # a link out of the folder (to /etc/passwd): never opened
         report.note_unreadable(rel)
         return
     try:
@@ -136,6 +136,9 @@ def _sync_whole(conn: sqlite3.Connection, agent, unit, policy: Policy,
     """A unit the agent rewrites (a whole JSON file, a session spread over many files or
     rows): read again whole whenever its signature moved. What it held before goes first, so
     a message the agent removed (a rewind) leaves the index too."""
+    if _leads_out(unit):
+        report.note_unreadable(unit.key)
+        return
     row = conn.execute("SELECT * FROM files WHERE path = ?", (unit.key,)).fetchone()
     if row is None:
         row = _new_file(conn, agent, unit.key, unit.kind, unit.signature)
@@ -160,10 +163,15 @@ def _sync_whole(conn: sqlite3.Connection, agent, unit, policy: Policy,
             report.note_unreadable(unit.key)
 
 
-def _leads_out(root: Path, path: Path) -> bool:
-    """Whether path, its links (and its folders') followed, lies outside root."""
-    top = os.path.realpath(root)
-    return os.path.commonpath((top, os.path.realpath(path))) != top
+def _leads_out(unit) -> bool:
+    """Whether the unit's file, its links (and its folders') followed, lies outside the folder
+    it was found in (the path less the key's relative part; a key of another agent is
+    prefixed "name:")."""
+    rel = unit.key.split(":", 1)[1] if ":" in unit.key else unit.key
+    if not unit.path.endswith(os.sep + rel):
+        return False  # not a file under a folder by that name (a row of a store)
+    top = os.path.realpath(unit.path[:-len(rel) - 1])
+    return os.path.commonpath((top, os.path.realpath(unit.path))) != top
 
 
 def _decide(row: sqlite3.Row, st: os.stat_result, fh) -> str:

@@ -10,6 +10,7 @@ session from there; `claude --help`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
@@ -31,9 +32,8 @@ def location(settings: Settings) -> Path | None:
 
 def units(location: Path, denied: list[str]) -> Iterator[Unit]:
     from solograph.sessions.agents import Unit
-    from solograph.sessions.sync import _walk
 
-    for rel, entry, kind in _walk(location, denied):
+    for rel, entry, kind in walk(location, denied):
         st = entry.stat()
         yield Unit(rel, entry.path, kind, st.st_size, st.st_mtime_ns, st.st_ino)
 
@@ -50,3 +50,31 @@ def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, s
             continue
         obj, problem = read_line(line)
         yield end, (parse(obj) if obj is not None else None), problem
+
+
+def walk(root: Path, denied: list[str]) -> Iterator[tuple[str, os.DirEntry, str]]:
+    """(path relative to `root`, its directory entry, main or subagent) of every transcript."""
+    for project in _listing(str(root), "", denied):
+        if not project.is_dir():
+            continue
+        for entry in _listing(project.path, project.name, denied):
+            name = entry.name
+            if name.endswith(".jsonl") and entry.is_file():
+                yield (f"{project.name}/{name}", entry,
+                       "subagent" if name.startswith("agent-") else "main")
+            elif entry.is_dir():
+                rel = f"{project.name}/{name}/subagents"
+                for agent in _listing(os.path.join(entry.path, "subagents"), rel, denied):
+                    if agent.name.endswith(".jsonl") and agent.is_file():
+                        yield f"{rel}/{agent.name}", agent, "subagent"
+
+
+def _listing(path: str, rel: str, denied: list[str]) -> list[os.DirEntry]:
+    try:
+        with os.scandir(path) as it:
+            return list(it)
+    except PermissionError:
+        denied.append(rel or ".")
+        return []
+    except (FileNotFoundError, NotADirectoryError):
+        return []
