@@ -11,8 +11,9 @@ entry); writing into a file that is already there moves nothing but the file. So
 - When none moved, the pages are the ones the index holds. Of those, the HOT changed last
   are stat'ed by every read, where edits happen; the others in turn, COLD per read in path
   order from where the previous read stopped (`meta` check_cursor), so a page untouched for
-  long and rewritten in place is seen within (pages / COLD) reads. An explicit index run, and
-  a long-lived process's watcher, see it at once.
+  long and rewritten in place is seen within (pages / COLD) reads. An explicit index run sees
+  it at once, and so does a long-lived process: there a watcher (solograph/watching.py) names
+  the pages that changed, which are stat'ed instead of the cold pages' turn.
 
 A folder changed within RACY_NS of its walk could change again without its ctime moving (the
 "racy git" problem): it is kept as not to be trusted, and walked again next time. So is every
@@ -39,6 +40,7 @@ HOT = 64
 COLD = 256
 RACY_NS = 2_000_000_000
 CURSOR = "check_cursor"
+WATCHED_MAX = 500  # more changed paths than this: the turn of the cold pages, as without
 
 
 class Quick(Record):
@@ -61,9 +63,12 @@ def _ancestors(under: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(len(parts))]
 
 
-def quick(conn: sqlite3.Connection, root: Path, under: str, max_bytes: int) -> Quick | None:
+def quick(conn: sqlite3.Connection, root: Path, under: str, max_bytes: int,
+          watched: dict[str, int] | None = None) -> Quick | None:
     """The pages under `under` that changed, found without a walk; None when a walk is
-    needed (a folder moved, none was recorded, or a forced re-read waits)."""
+    needed (a folder moved, none was recorded, or a forced re-read waits). `watched`: the
+    paths a watcher saw change (solograph/watching.py), stat'ed instead of the cold pages'
+    turn."""
     rows = conn.execute("SELECT path, ctime_ns, inode, rules, denied FROM folders").fetchall()
     if not rows:
         return None
@@ -98,15 +103,22 @@ def quick(conn: sqlite3.Connection, root: Path, under: str, max_bytes: int) -> Q
         # `+path`: walk the mtime index newest first, not the path index and a sort of all
         "SELECT path, id, size, mtime_ns FROM docs WHERE +path >= ? AND +path < ? "
         "ORDER BY mtime_ns DESC LIMIT ?", (low, high, HOT)).fetchall()
-    cursor = (_cursor(conn) or low)
-    if not (low <= cursor < high):
-        cursor = low
-    cold = conn.execute("SELECT path, id, size, mtime_ns FROM docs WHERE path > ? AND path < ? "
-                        "ORDER BY path LIMIT ?", (cursor, high, COLD)).fetchall()
-    if len(cold) < COLD:  # round the end: start again from the first page
-        cold += conn.execute("SELECT path, id, size, mtime_ns FROM docs WHERE path >= ? "
-                             "AND path <= ? ORDER BY path LIMIT ?",
-                             (low, cursor, COLD - len(cold))).fetchall()
+    if watched is not None:
+        named = [p for p in watched if low <= p < high][:WATCHED_MAX]
+        cold = conn.execute(
+            f"SELECT path, id, size, mtime_ns FROM docs WHERE path IN "
+            f"({','.join('?' * len(named))})", named).fetchall() if named else []
+        watched = None if len(watched) > WATCHED_MAX else watched
+    if watched is None:
+        cursor = (_cursor(conn) or low)
+        if not (low <= cursor < high):
+            cursor = low
+        cold = conn.execute("SELECT path, id, size, mtime_ns FROM docs WHERE path > ? "
+                            "AND path < ? ORDER BY path LIMIT ?", (cursor, high, COLD)).fetchall()
+        if len(cold) < COLD:  # round the end: start again from the first page
+            cold += conn.execute("SELECT path, id, size, mtime_ns FROM docs WHERE path >= ? "
+                                 "AND path <= ? ORDER BY path LIMIT ?",
+                                 (low, cursor, COLD - len(cold))).fetchall()
     out = Quick(unreadable=unreadable)
     base = str(root)
     for path, doc, size, mtime in (*picked, *cold):
@@ -119,7 +131,7 @@ def quick(conn: sqlite3.Connection, root: Path, under: str, max_bytes: int) -> Q
         if (st.st_size, st.st_mtime_ns) != (size, mtime):
             out.pages[path] = (st.st_size, st.st_mtime_ns)
             out.stored[path] = (doc, size, mtime)
-    if cold:
+    if cold and watched is None:
         _advance(conn, cold[-1][0])
     return out
 

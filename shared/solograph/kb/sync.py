@@ -67,7 +67,8 @@ class SyncReport(Record):
 
 
 def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
-         deadline: float | None = None, trust_folders: bool = False) -> SyncReport:
+         deadline: float | None = None, trust_folders: bool = False,
+         watched: dict[str, int] | None = None) -> SyncReport:
     """Bring the index level with the folder (only the wiki folder with `pages_only`); with
     `deadline` (a `time.monotonic()` value), read changed pages newest first until it passes
     and count the rest as `pending`. With `trust_folders` (a read's check), folders that did
@@ -77,7 +78,7 @@ def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
     layout, conn = kb.layout, kb.conn
     under = layout.pages if pages_only else ""
     if trust_folders:
-        found = check.quick(conn, kb.root, under, max_bytes)
+        found = check.quick(conn, kb.root, under, max_bytes, watched)
         if found is not None:
             report = _sync_quick(kb, found, under, deadline)
             report.seconds = time.perf_counter() - started
@@ -389,9 +390,19 @@ def _index_lines(conn: sqlite3.Connection, only: set[str] | None) -> None:
 
 
 def sync_for_read(kb: KbIndex, deadline: float) -> Synced:
-    """The sync before a read: changed pages re-read (newest first) within the budget."""
+    """The sync before a read: changed pages re-read (newest first) within the budget; in a
+    process that keeps its readers, with what a watcher saw change."""
+    from solograph import readers
+
+    watched = None
+    if readers.keeping():
+        from solograph import watching
+
+        watched = watching.changes(str(kb.root))
     report = sync(kb, max_bytes=kb.settings.max_file_bytes, deadline=deadline,
-                  trust_folders=True)
+                  trust_folders=True, watched=watched)
+    if watched and not report.pending:
+        watching.settle(str(kb.root), watched)
     return Synced(pending=report.pending, unreadable=report.unreadable)
 
 

@@ -134,3 +134,31 @@ def test_pages_left_pending_are_found_by_the_next_read(kb, monkeypatch):
         assert second.pending == 0
     finally:
         handle.close()
+
+
+def test_a_watcher_names_a_cold_page_rewritten_in_place(kb, monkeypatch):
+    import time
+
+    from solograph import readers, watching
+
+    settings, root = kb
+    monkeypatch.setattr(check, "HOT", 0)
+    monkeypatch.setattr(check, "COLD", 0)  # no turn of the cold pages: only the watcher
+    readers.keep()
+    try:
+        reads.kb_search(settings, "meeting")  # the first read starts the watch
+        deadline = time.monotonic() + 10
+        while watching.changes(str(root)) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert watching.changes(str(root)) == {}, "watching, nothing changed"
+        page = root / "notes" / "meeting.md"
+        with page.open("a", encoding="utf-8") as fh:  # in place: no folder moves
+            fh.write("\nWe talked about a dirigible.\n")
+        while "notes/meeting.md" not in (watching.changes(str(root)) or {}) \
+                and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert paths(reads.kb_search(settings, "dirigible")) == ["notes/meeting.md"]
+        assert "notes/meeting.md" not in (watching.changes(str(root)) or {})
+    finally:
+        readers.release()
+        watching.stop_all()
