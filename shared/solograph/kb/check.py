@@ -10,10 +10,11 @@ entry); writing into a file that is already there moves nothing but the file. So
   (stored size -1: newer redaction rules, a changed layout).
 - When none moved, the pages are the ones the index holds. Of those, the HOT changed last
   are stat'ed by every read, where edits happen; the others in turn, COLD per read in path
-  order from where the previous read stopped (`meta` check_cursor), so a page untouched for
-  long and rewritten in place is seen within (pages / COLD) reads. An explicit index run sees
-  it at once, and so does a long-lived process: there a watcher (solograph/watching.py) names
-  the pages that changed, which are stat'ed instead of the cold pages' turn.
+  order from where the previous read stopped (kept in `<index>-check` beside the index), so
+  a page untouched for long and rewritten in place is seen within (pages / COLD) reads. An
+  explicit index run sees it at once, and so does a long-lived process: there a watcher
+  (solograph/watching.py) names the pages that changed, stat'ed instead of the cold pages'
+  turn.
 
 A folder changed within RACY_NS of its walk could change again without its ctime moving (the
 "racy git" problem): it is kept as not to be trusted, and walked again next time. So is every
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 HOT = 64
 COLD = 256
 RACY_NS = 2_000_000_000
-CURSOR = "check_cursor"
 WATCHED_MAX = 500  # more changed paths than this: the turn of the cold pages, as without
 
 
@@ -136,24 +136,35 @@ def quick(conn: sqlite3.Connection, root: Path, under: str, max_bytes: int,
     return out
 
 
+def _cursor_file(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return f"{row[2]}-check" if row and row[2] else None
+
+
 def _cursor(conn: sqlite3.Connection) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (CURSOR,)).fetchone()
-    return row[0] if row else None
+    path = _cursor_file(conn)
+    try:
+        with open(path, encoding="utf-8") as fh:  # type: ignore[arg-type]: None -> TypeError
+            return fh.read(4096) or None
+    except (OSError, TypeError, ValueError):
+        return None
 
 
 def _advance(conn: sqlite3.Connection, path: str) -> None:
-    """Where the next read's cold pages start. Best effort: under another writer's lock the
-    next read checks the same pages again, which is only slower to see an edit."""
+    """Where the next read's cold pages start, in a small file beside the index: a write to
+    the index itself would make closing its last connection checkpoint the WAL (an fsync,
+    40 ms on a busy disk) after every read that found nothing to do. Best effort: a lost
+    write only has the next read check the same pages again."""
+    target = _cursor_file(conn)
+    if target is None:
+        return
     try:
-        conn.execute("PRAGMA busy_timeout = 20")
-        conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) "
-                     "DO UPDATE SET value = excluded.value", (CURSOR, path))
-    except sqlite3.OperationalError:
+        tmp = f"{target}.{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(path)
+        os.replace(tmp, target)
+    except OSError:
         pass
-    finally:
-        from solograph.store import BUSY_TIMEOUT_S
-
-        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
 
 def keep(conn: sqlite3.Connection, listing: Listing, under: str, *, trusted: bool) -> bool:
