@@ -260,6 +260,36 @@ def figures_table(figures: Sequence[Figure]) -> str:
                         ("figure", "value", "target", "result"))
 
 
+def add_scale_arg(parser: Any) -> None:
+    """`--scale N`: the same bench again at N times its size, printed beside the first."""
+    parser.add_argument("--scale", type=int, default=1,
+                        help="also run at N times the size and print both side by side (1)")
+
+
+def scaled_table(columns: Sequence[tuple[str, Sequence[Figure]]]) -> str:
+    """One row per figure (by key), one value column per size, then target and results."""
+    first = columns[0][1]
+    rows = []
+    for i, fig in enumerate(first):
+        cells = [fig.name]
+        verdicts = []
+        for _, figures in columns:
+            match = figures[i] if i < len(figures) else None
+            cells.append(match.shown() if match else "")
+            if match is not None and match.ok is not None:
+                verdicts.append(match.verdict())
+        rows.append([*cells, fig.target, " / ".join(verdicts)])
+    return format_table(rows, ("figure", *(label for label, _ in columns), "target", "result"))
+
+
+def scaled_json(columns: Sequence[tuple[str, Sequence[Figure]]], **context: Any) -> str:
+    out: dict[str, Any] = dict(context)
+    out["sizes"] = {label: json.loads(figures_json(figures)) for label, figures in columns}
+    out["all_targets_pass"] = all(f.ok for _, figures in columns for f in figures
+                                  if f.ok is not None)
+    return json.dumps(out, indent=2, default=str)
+
+
 def _rounded(value: Any) -> Any:
     if isinstance(value, float):
         return round(value, 4)
