@@ -162,3 +162,24 @@ def test_a_watcher_names_a_cold_page_rewritten_in_place(kb, monkeypatch):
     finally:
         readers.release()
         watching.stop_all()
+
+
+def test_the_hooks_wiki_check_and_a_search_keep_each_other_trusted(kb, monkeypatch):
+    settings, root = kb
+    walked = walks(monkeypatch)
+    for _ in range(2):
+        handle = open_kb(settings.home, root)
+        try:
+            sync(handle, pages_only=True, trust_folders=True)  # the hook: the wiki only
+        finally:
+            handle.close()
+        assert reads.kb_search(settings, "sandbox")["count"]
+    assert walked == []
+    (root / "wiki" / "dirigible.md").write_text("# Dirigible\n\nA dirigible.\n",
+                                                 encoding="utf-8")
+    handle = open_kb(settings.home, root)
+    try:
+        assert sync(handle, pages_only=True, trust_folders=True).read == 1
+    finally:
+        handle.close()
+    assert paths(reads.kb_search(settings, "dirigible")) == ["wiki/dirigible.md"]
