@@ -35,7 +35,7 @@ from common import (  # noqa: E402
     Figure,
     add_scale_arg,
     log,
-    peak_rss,
+    reads_peak_rss_mb,
     remove_tree,
     scaled_json,
     scaled_table,
@@ -212,16 +212,16 @@ def measure(args: argparse.Namespace, pages: int) -> list[Figure]:
         with contextlib.suppress(QueryTimeout):
             reads.kb_search(settings, q)
     search_ms, cpu_ms, timeouts = [], [], 0
-    with peak_rss() as memory:
-        for q in queries:
-            t0, c0 = time.perf_counter(), time.thread_time()
-            try:
-                reads.kb_search(settings, q)
-            except QueryTimeout:  # counted, and its time kept: a timeout is an answer too late
-                timeouts += 1
-            search_ms.append((time.perf_counter() - t0) * 1000)
-            cpu_ms.append((time.thread_time() - c0) * 1000)
+    for q in queries:
+        t0, c0 = time.perf_counter(), time.thread_time()
+        try:
+            reads.kb_search(settings, q)
+        except QueryTimeout:  # counted, and its time kept: a timeout is an answer too late
+            timeouts += 1
+        search_ms.append((time.perf_counter() - t0) * 1000)
+        cpu_ms.append((time.thread_time() - c0) * 1000)
     search = summarize(search_ms)
+    read_rss = reads_peak_rss_mb("kb_search", home, [(q, {}) for q in queries], kb=kb_root)
     check_ms = []
     kb = open_kb(home, kb_root, settings=settings)
     try:
@@ -277,8 +277,8 @@ def measure(args: argparse.Namespace, pages: int) -> list[Figure]:
         Figure("kb search p50, CPU", summarize(cpu_ms)["p50"], "ms", key="search_cpu_p50_ms"),
         Figure("disk check alone p50, CPU", summarize(check_ms)["p50"], "ms",
                key="check_cpu_p50_ms"),
-        Figure("peak RSS while searching", memory["peak_mb"], "MB", "< 300 MB",
-               memory["peak_mb"] < 300, key="search_peak_rss_mb"),
+        Figure("peak RSS of a process making these searches", read_rss, "MB", "< 300 MB",
+               read_rss < 300, key="search_peak_rss_mb"),
         Figure("hook SessionStart p50 (whole process)", start_s["p50"], "ms", "<= 80 ms",
                start_s["p50"] <= 80, key="hook_start_p50_ms"),
         Figure("hook SessionStart p95", start_s["p95"], "ms", key="hook_start_p95_ms"),

@@ -40,6 +40,7 @@ import common
 from common import Figure, log, timed
 from solograph import readers, reads
 from solograph.config import Settings
+from solograph.errors import QueryTimeout
 from solograph.portfolio.search import search_symbols
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph.store import connect_reader
@@ -218,7 +219,10 @@ def time_searches(settings: Settings, queries: list[Query], rounds: int = 1, *,
         samples, cpu = [], []
         for q in queries:
             c0, t0 = time.thread_time(), time.perf_counter()
-            answer = reads.symbol_search(settings, q.text, project=q.project, limit=20)
+            try:
+                answer = reads.symbol_search(settings, q.text, project=q.project, limit=20)
+            except QueryTimeout:  # past the query time limit: its time counts, no results
+                answer = {"results": []}
             samples.append((time.perf_counter() - t0) * 1000)
             cpu.append((time.thread_time() - c0) * 1000)
             if q.expect and i == 0:
@@ -460,8 +464,9 @@ def run(args: argparse.Namespace, scale: int = 1) -> tuple[list[Figure], dict]:
     log(f"symbol search: {len(warmup)} warm-up + {len(queries)} measured queries "
         f"x{args.rounds} rounds ...")
     time_searches(settings, warmup)
-    with common.peak_rss() as search_mem:
-        samples, quality = time_searches(settings, queries, args.rounds)
+    samples, quality = time_searches(settings, queries, args.rounds)
+    read_rss = common.reads_peak_rss_mb(
+        "symbol_search", home, [(q.text, {"project": q.project}) for q in queries])
     s = common.summarize(samples)
     fig("symbol search p50 (kept reader: API, MCP)", s["p50"], "ms",
         f"<= {p50_target:.1f} ms", s["p50"] <= p50_target, key="search_p50_ms")
@@ -472,8 +477,8 @@ def run(args: argparse.Namespace, scale: int = 1) -> tuple[list[Figure], dict]:
             s["p95"] <= SEARCH_P95_TARGET_MS_10X, key="search_p95_ms")
     else:
         fig("symbol search p95", s["p95"], "ms", key="search_p95_ms")
-    fig("peak RSS while searching", search_mem["peak_mb"], "MiB", "< 300 MiB",
-        search_mem["peak_mb"] < 300, key="search_peak_rss_mib")
+    fig("peak RSS of a process making these searches", read_rss, "MiB", "< 300 MiB",
+        read_rss < 300, key="search_peak_rss_mib")
     fig("symbol search max", s["max"], "ms", key="search_max_ms")
     by_kind: dict[str, list[float]] = {}
     for q, ms in zip(queries, samples, strict=True):
