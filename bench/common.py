@@ -174,6 +174,42 @@ def peak_rss() -> Iterator[dict[str, float]]:
         info["delta_mb"] = info["peak_mb"] - info["before_mb"]
 
 
+_READS_PEAK = """
+import json, sys
+from pathlib import Path
+from solograph import readers, reads
+from solograph.config import Settings
+from solograph.errors import SolographError
+job = json.loads(sys.stdin.read())
+settings = Settings(home=Path(job["home"]), kb_path=Path(job["kb"]) if job["kb"] else None)
+readers.keep()
+for query, params in job["calls"]:
+    try:
+        getattr(reads, job["read"])(settings, query, **params)
+    except SolographError:  # a query past the time limit is still a read
+        pass
+with open("/proc/self/status", encoding="ascii") as fh:
+    print(next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:")))
+"""
+
+
+def reads_peak_rss_mb(read: str, home: Path, calls: list[tuple[str, dict]], *,
+                      kb: Path | None = None) -> float:
+    """The peak resident set (MiB, the kernel's VmHWM) of a new process that makes these
+    calls (query, keyword arguments) of `solograph.reads.<read>` on kept readers, as the HTTP
+    API and MCP do: what the reads cost, without the memory of the bench that built the
+    index (the pages of the index it reads through mmap count, as the kernel counts them)."""
+    job = json.dumps({"read": read, "home": str(home), "kb": str(kb) if kb else "",
+                      "calls": calls})
+    done = subprocess.run([sys.executable, "-c", _READS_PEAK], input=job.encode(),
+                          capture_output=True, timeout=1800, check=False)
+    try:
+        return int(done.stdout.split()[-1]) / 1024
+    except (IndexError, ValueError):
+        log(f"  the read process failed: {done.stderr.decode(errors='replace')[-500:]}")
+        return float("nan")
+
+
 def python_heap_peak_mb(fn: Callable[[], Any]) -> tuple[Any, float]:
     """Run `fn` under tracemalloc: (its result, peak MiB of Python allocations).
 
@@ -258,6 +294,36 @@ def format_table(rows: Iterable[Sequence[str]], headers: Sequence[str]) -> str:
 def figures_table(figures: Sequence[Figure]) -> str:
     return format_table([(f.name, f.shown(), f.target, f.verdict()) for f in figures],
                         ("figure", "value", "target", "result"))
+
+
+def add_scale_arg(parser: Any) -> None:
+    """`--scale N`: the same bench again at N times its size, printed beside the first."""
+    parser.add_argument("--scale", type=int, default=1,
+                        help="also run at N times the size and print both side by side (1)")
+
+
+def scaled_table(columns: Sequence[tuple[str, Sequence[Figure]]]) -> str:
+    """One row per figure (by key), one value column per size, then target and results."""
+    first = columns[0][1]
+    rows = []
+    for i, fig in enumerate(first):
+        cells = [fig.name]
+        verdicts = []
+        for _, figures in columns:
+            match = figures[i] if i < len(figures) else None
+            cells.append(match.shown() if match else "")
+            if match is not None and match.ok is not None:
+                verdicts.append(match.verdict())
+        rows.append([*cells, fig.target, " / ".join(verdicts)])
+    return format_table(rows, ("figure", *(label for label, _ in columns), "target", "result"))
+
+
+def scaled_json(columns: Sequence[tuple[str, Sequence[Figure]]], **context: Any) -> str:
+    out: dict[str, Any] = dict(context)
+    out["sizes"] = {label: json.loads(figures_json(figures)) for label, figures in columns}
+    out["all_targets_pass"] = all(f.ok for _, figures in columns for f in figures
+                                  if f.ok is not None)
+    return json.dumps(out, indent=2, default=str)
 
 
 def _rounded(value: Any) -> Any:

@@ -148,7 +148,7 @@ def _kb(parts: list[str], pages: list[str], seen: dict, home: Path, root: Path, 
     kb = open_kb(home, root, busy_ms=BUSY_MS, check_rules=False)
     try:
         with contextlib.suppress(sqlite3.OperationalError):  # locked: the index as it is
-            sync(kb, pages_only=True)
+            sync(kb, pages_only=True, trust_folders=True)
         table = aliases.load(kb.conn, aliases.aliases_path(root, kb.layout.pages))
         found = hint.find(kb.conn, prompt, table, told=set(seen["pages"]))
         if found:

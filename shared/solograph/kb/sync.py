@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 
 from solograph.frozen import Record, factory
 from solograph.index import Synced
+from solograph.kb import check
 from solograph.kb.layout import Layout, missing_folders
 from solograph.kb.resolve import Resolver
 from solograph.kb.store import STORE, KbIndex, configured, open_kb
@@ -66,13 +67,22 @@ class SyncReport(Record):
 
 
 def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
-         deadline: float | None = None) -> SyncReport:
+         deadline: float | None = None, trust_folders: bool = False,
+         watched: dict[str, int] | None = None) -> SyncReport:
     """Bring the index level with the folder (only the wiki folder with `pages_only`); with
     `deadline` (a `time.monotonic()` value), read changed pages newest first until it passes
-    and count the rest as `pending`."""
+    and count the rest as `pending`. With `trust_folders` (a read's check), folders that did
+    not change are not listed and only some of their pages stat'ed (kb/check.py); the report
+    then counts only what a read needs (read, touched, pending, unreadable)."""
     started = time.perf_counter()
     layout, conn = kb.layout, kb.conn
     under = layout.pages if pages_only else ""
+    if trust_folders:
+        found = check.quick(conn, kb.root, under, max_bytes, watched)
+        if found is not None:
+            report = _sync_quick(kb, found, under, deadline)
+            report.seconds = time.perf_counter() - started
+            return report
     listing = walk(kb.root, layout, under=under, max_bytes=max_bytes)
     prefix = f"{under}/" if under else ""
     stored = {r[0]: (r[1], r[2], r[3]) for r in conn.execute(
@@ -105,9 +115,12 @@ def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
             conn.executemany("UPDATE docs SET mtime_ns = ? WHERE path = ?",
                              [(r.stat[1], p) for p, r in touched.items()])
             _write(kb, parsed, gone, listing.assets, stored_assets, set(stored))
+            check.keep(conn, listing, under, trusted=report.pending == 0)
         if gone:
             _scrub(conn)
         report.read, report.deleted = len(parsed), len(gone)
+    else:
+        check.keep(conn, listing, under, trusted=True)
     report.docs, report.pages, report.problems = conn.execute(
         "SELECT COUNT(*), COALESCE(SUM(in_pages), 0), COALESCE(SUM(problem != ''), 0) "
         "FROM docs").fetchone()
@@ -116,6 +129,48 @@ def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
         report.reasons[kind] = report.reasons.get(kind, 0) + 1
     report.unreadable = report.reasons.get("unreadable", 0) + len(listing.unreadable)
     report.seconds = time.perf_counter() - started
+    return report
+
+
+def _sync_quick(kb: KbIndex, found: check.Quick, under: str, deadline: float | None,
+                ) -> SyncReport:
+    """The sync of a read whose folders did not move: the changed pages `found` re-read (and
+    those once unreadable that we may open now), nothing listed."""
+    conn = kb.conn
+    low = f"{under}/" if under else ""
+    changed, pages, stored = list(found.pages), dict(found.pages), dict(found.stored)
+    unreadable = 0
+    for path, doc, size, mtime in conn.execute(
+            "SELECT path, id, size, mtime_ns FROM docs WHERE problem != '' AND problem LIKE "
+            "'unreadable:%' AND +path >= ? AND +path < ?", (low, low + "\U0010ffff")).fetchall():
+        unreadable += 1
+        if path not in pages and os.access(kb.root / path, os.R_OK):
+            try:
+                st = os.stat(kb.root / path)
+            except OSError:
+                continue
+            changed.append(path)
+            pages[path], stored[path] = (st.st_size, st.st_mtime_ns), (doc, size, mtime)
+    report = SyncReport(unreadable=unreadable + found.unreadable)
+    if not changed:
+        return report
+    hashes = dict(conn.execute(
+        "SELECT path, hash FROM docs WHERE hash != '' AND problem NOT LIKE 'unreadable:%' "
+        f"AND path IN ({','.join('?' * len(changed))})",
+        changed).fetchall())
+    parsed = _read_changed(kb.root, changed, pages, stored, deadline, hashes)
+    report.pending = len(changed) - len(parsed)
+    touched = {p: r for p, r in parsed.items() if r.page is None}
+    report.touched = len(touched)
+    for path in touched:
+        del parsed[path]
+    with transaction(conn):
+        conn.executemany("UPDATE docs SET mtime_ns = ? WHERE path = ?",
+                         [(r.stat[1], p) for p, r in touched.items()])
+        _write(kb, parsed, [], set(), set(), set(stored))
+        if report.pending:
+            check.distrust(conn, under)
+    report.read = len(parsed)
     return report
 
 
@@ -336,8 +391,19 @@ def _index_lines(conn: sqlite3.Connection, only: set[str] | None) -> None:
 
 
 def sync_for_read(kb: KbIndex, deadline: float) -> Synced:
-    """The sync before a read: changed pages re-read (newest first) within the budget."""
-    report = sync(kb, max_bytes=kb.settings.max_file_bytes, deadline=deadline)
+    """The sync before a read: changed pages re-read (newest first) within the budget; in a
+    process that keeps its readers, with what a watcher saw change."""
+    from solograph import readers
+
+    watched = None
+    if readers.keeping():
+        from solograph import watching
+
+        watched = watching.changes(str(kb.root))
+    report = sync(kb, max_bytes=kb.settings.max_file_bytes, deadline=deadline,
+                  trust_folders=True, watched=watched)
+    if watched and not report.pending:
+        watching.settle(str(kb.root), watched)
     return Synced(pending=report.pending, unreadable=report.unreadable)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from solograph.config import PRIVATE_MARKERS
 from solograph.frozen import Record, factory
-from solograph.kb.ignore import Rules, ignored, rules_of
+from solograph.kb.ignore import IGNORE_FILES, Rules, ignored, rules_of
 from solograph.kb.layout import Layout
 from solograph.kb.resolve import MARKDOWN
 
@@ -26,6 +26,9 @@ class Listing(Record):
     huge: list[str] = factory(default_factory=list)  # markdown over the size limit
     outside: list[str] = factory(default_factory=list)  # links whose target leaves the KB
     unreadable: list[str] = factory(default_factory=list)  # folders and files we may not open
+    # Each folder walked (and those above `under`): (ctime_ns, inode, ignore files' stats,
+    # entries denied); kb/check.py keeps them so a read can trust the ones that did not move.
+    folders: dict[str, tuple[int, int, str, int]] = factory(default_factory=dict)
 
 
 def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_000) -> Listing:
@@ -37,22 +40,27 @@ def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_
         out.outside.append(under)
         return out
     seen: set[tuple[int, int]] = set()
-    stack: list[tuple[Path, str, list[Rules]]] = [(start, under, _above(root, under))]
+    stack: list[tuple[Path, str, list[Rules]]] = [(start, under, _above(root, under, out))]
     while stack:
         folder, rel, levels = stack.pop()
+        stamp = (-1, -1)
         try:
             st = os.stat(folder)
             if (st.st_dev, st.st_ino) in seen:
                 continue
             seen.add((st.st_dev, st.st_ino))
+            stamp = (st.st_ctime_ns, st.st_ino)
             with os.scandir(folder) as entries:
                 items = list(entries)
         except PermissionError:
             out.unreadable.append(rel or ".")
+            out.folders[rel] = (*stamp, "", 1)
             continue
         except OSError:
             continue
         names = {e.name for e in items}
+        denied = len(out.unreadable)
+        out.folders[rel] = (*stamp, rules_stamp(str(folder), names), 0)
         if any(m in names for m in PRIVATE_MARKERS):
             continue
         own = rules_of(str(folder), rel, names)
@@ -90,10 +98,28 @@ def walk(root: Path, layout: Layout, *, under: str = "", max_bytes: int = 1_000_
                 out.huge.append(path)
                 continue
             out.pages[path] = (est.st_size, est.st_mtime_ns)
+        if len(out.unreadable) > denied:
+            out.folders[rel] = (*out.folders[rel][:3], len(out.unreadable) - denied)
     return out
 
 
-def _above(root: Path, under: str) -> list[Rules]:
+def rules_stamp(folder: str, names: set[str]) -> str:
+    """The stats of a folder's ignore files: editing one in place moves no folder's ctime."""
+    parts = []
+    for name in IGNORE_FILES:
+        if name in names:
+            try:
+                st = os.stat(os.path.join(folder, name))
+            except FileNotFoundError:
+                continue
+            except OSError:
+                parts.append(f"{name}:?")
+                continue
+            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+    return " ".join(parts)
+
+
+def _above(root: Path, under: str, out: Listing | None = None) -> list[Rules]:
     """The ignore rules of the folders above `under` (a walk of one folder still honours the
     KB root's .gitignore)."""
     levels: list[Rules] = []
@@ -107,6 +133,8 @@ def _above(root: Path, under: str) -> list[Rules]:
             names = set(os.listdir(folder))
         except OSError:
             continue
+        if out is not None:  # not listed whole here: only its ignore files count
+            out.folders[rel] = (-1, -1, rules_stamp(str(folder), names), 0)
         own = rules_of(str(folder), rel, names)
         if own is not None:
             levels.append(own)

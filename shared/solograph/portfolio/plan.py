@@ -18,6 +18,7 @@ import stat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from solograph.portfolio import listing
 from solograph.portfolio.definitions import language_for_path
 from solograph.portfolio.files import list_files
 from solograph.portfolio.manifests import manifest_kind
@@ -36,31 +37,60 @@ ManifestEntry = list
 
 
 def plan_projects(conn: sqlite3.Connection, projects: list[Project]) -> list[dict]:
-    """One plan per project whose checkout is there, in the order given."""
+    """One plan per project whose checkout is there, in the order given. A checkout where
+    nothing that could change its file list moved is planned from the list the store holds,
+    without git (portfolio/listing.py)."""
     present = [p for p in projects if p.path.is_dir()]
+    kept = dict(conn.execute("SELECT id, listing FROM projects")) if present else {}
+
+    def listing_of(project: Project) -> tuple[list[str] | None, str | None]:
+        root = str(project.path)
+        if listing.unchanged(root, kept.get(project.id, "")):
+            return None, None
+        files = list_files(project.path)
+        return files, listing.keep(root, files)
+
     # Listing a checkout is mostly waiting on `git ls-files`: list them all side by side.
     with ThreadPoolExecutor(max_workers=LISTING_THREADS) as pool:
-        listings = list(pool.map(lambda p: list_files(p.path), present))
-    return [plan_project(conn, p, listing) for p, listing in zip(present, listings, strict=True)]
+        listings = list(pool.map(listing_of, present))
+    plans = []
+    for project, (files, stamp) in zip(present, listings, strict=True):
+        plan = plan_project(conn, project, files)
+        # A manifest behind a link out of the checkout is counted, never stored: only a
+        # listing finds it again.
+        plan["listing"] = None if stamp is None else (stamp if not plan["outside"] else "")
+        plans.append(plan)
+    return plans
 
 
-def plan_project(conn: sqlite3.Connection, project: Project, listing: list[str]) -> dict:
+def plan_project(conn: sqlite3.Connection, project: Project, listing: list[str] | None) -> dict:
     """{"project": {id, name, path}, "read": [FileEntry], "manifests": [ManifestEntry],
     "gone": [path], "gone_manifests": [path], "files": n, "unchanged": n, "outside": n}.
 
     `files` counts the source files present, `unchanged` those not to read, `outside` the
-    manifests behind a link out of the checkout (skipped)."""
-    root = project.path
+    manifests behind a link out of the checkout (skipped). `listing` None: the paths the
+    store holds (nothing that could change the list moved)."""
+    root = str(project.path)
     known = _known(conn, "files", project.id)
     known_manifests = _known(conn, "manifests", project.id)
+    kinds = None  # path -> (language, manager) as the store holds them
+    if listing is None:
+        kinds = {r[0]: (r[1], None) for r in conn.execute(
+            "SELECT path, language FROM files WHERE project_id = ?", (project.id,))}
+        for path, manager in conn.execute(
+                "SELECT path, manager FROM manifests WHERE project_id = ?", (project.id,)):
+            kinds[path] = (kinds.get(path, (None,))[0], manager)
+        listing = list(kinds)
     plan: dict = {"project": {"id": project.id, "name": project.name, "path": str(root)},
                   "read": [], "manifests": [], "gone": [], "gone_manifests": [],
                   "files": 0, "unchanged": 0, "outside": 0}
     present: set[str] = set()
     present_manifests: set[str] = set()
     for rel in listing:
-        language = language_for_path(rel)
-        manager = manifest_kind(rel)
+        if kinds is None:
+            language, manager = language_for_path(rel), manifest_kind(rel)
+        else:
+            language, manager = kinds[rel]
         if language is None and manager is None:
             continue
         st = file_stat(root, rel)
@@ -107,7 +137,7 @@ def batches(plan: dict, *, max_files: int = BATCH_FILES,
 
 
 def _known(conn: sqlite3.Connection, table: str, project_id: int) -> dict[str, tuple[int, int]]:
-    return {r["path"]: (r["size"], r["mtime_ns"]) for r in conn.execute(
+    return {r[0]: (r[1], r[2]) for r in conn.execute(
         f"SELECT path, size, mtime_ns FROM {table} WHERE project_id = ?", (project_id,))}
 
 
@@ -121,10 +151,10 @@ def _note(plan: dict, known: dict[str, tuple[int, int]], present: set[str], rel:
         plan["read"].append([rel, language, size, mtime_ns, outside])
 
 
-def file_stat(root: Path, rel: str) -> os.stat_result | None:
+def file_stat(root: Path | str, rel: str) -> os.stat_result | None:
     """The file's own stat; for a symbolic link, its target's when the target is a file
     inside the checkout. A link leaving the checkout is never followed: OUTSIDE."""
-    path = root / rel
+    path = os.path.join(root, rel)  # a str, not a Path: pathlib costs more than the lstat
     try:
         st = os.lstat(path)
         if stat.S_ISLNK(st.st_mode):
@@ -136,7 +166,7 @@ def file_stat(root: Path, rel: str) -> os.stat_result | None:
     return st if stat.S_ISREG(st.st_mode) else None
 
 
-def _inside(root: Path, path: Path) -> bool:
+def _inside(root: Path | str, path: str) -> bool:
     real_root = os.path.realpath(root)
     target = os.path.realpath(path)
     return os.path.commonpath([real_root, target]) == real_root

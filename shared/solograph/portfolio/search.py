@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from functools import lru_cache
+from itertools import combinations
 
 from solograph.text.spelling import doc_count, respell
 from solograph.text.tokens import fold_name, fts_term, match_all, match_any, query_terms, words
@@ -35,12 +36,15 @@ JOIN projects p ON p.id = s.project_id
 ORDER BY top.rank
 """
 # With a project filter the filter must apply before the LIMIT; files and projects are still
-# joined only to the rows kept.
+# joined only to the rows kept. A project's definitions were written together, so their ids
+# fall in one range, mostly its own: FTS5 seeks to it instead of reading (and joining) every
+# match in the portfolio; the project_id test keeps only the project's own.
 _TOP_IN_PROJECT = f"""
 SELECT s.id, p.name AS project, f.path, s.line, s.kind, s.name, s.scope, top.rank
 FROM (SELECT symbols_fts.rowid AS id, {BM25} AS rank FROM symbols_fts
       JOIN symbols k ON k.id = symbols_fts.rowid
-      WHERE symbols_fts MATCH ? AND k.project_id = ? ORDER BY rank LIMIT ?) AS top
+      WHERE symbols_fts MATCH ? AND symbols_fts.rowid BETWEEN ? AND ? AND k.project_id = ?
+      ORDER BY rank LIMIT ?) AS top
 JOIN symbols s ON s.id = top.id
 JOIN files f ON f.id = s.file_id
 JOIN projects p ON p.id = s.project_id
@@ -111,13 +115,27 @@ def _top(conn: sqlite3.Connection, match: str, project_id: int | None,
          n: int) -> list[sqlite3.Row]:
     if project_id is None:
         return conn.execute(_TOP, (match, n)).fetchall()
-    return conn.execute(_TOP_IN_PROJECT, (match, project_id, n)).fetchall()
+    low, high = conn.execute("SELECT MIN(id), MAX(id) FROM symbols WHERE project_id = ?",
+                             (project_id,)).fetchone()
+    if low is None:
+        return []
+    return conn.execute(_TOP_IN_PROJECT, (match, low, high, project_id, n)).fetchall()
 
 
-def _telling(terms: list[str], counts: dict[str, int]) -> list[str]:
-    """The words the some-words tier searches: those held by fewer than COMMON definitions,
-    or every word when all are that common."""
-    return [t for t in terms if counts[t] < COMMON] or terms
+def _some(terms: list[str], counts: dict[str, int], project_id: int | None) -> str:
+    """The MATCH of the some-words tier: any of the words held by fewer than COMMON
+    definitions; when every word is that common, any of them within one project, and across
+    the portfolio the definitions holding all the words but one (none for two words). Each
+    common word alone matches thousands of definitions there (every `user`, every `session`:
+    60 ms of BM25 at 500,000 definitions), and a definition holding one of them is the
+    weakest match there is; those holding all but one rank first in the tier anyway."""
+    telling = [t for t in terms if counts[t] < COMMON]
+    if telling or project_id is not None:
+        return match_any(telling or terms)
+    if len(terms) < 3:
+        return ""
+    return " OR ".join("(" + " AND ".join(fts_term(t) for t in group) + ")"
+                       for group in combinations(terms, len(terms) - 1))
 
 
 def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | None = None,
@@ -151,8 +169,9 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
                 f"({fts_term(t)} OR {fts_term(a)})" if a else fts_term(t)
                 for t, a in respelt.items())
             collect(2, _top(conn, either, project_id, limit * 2))
-    if len(hits) < limit and len(terms) > 1:
-        collect(3, _top(conn, match_any(_telling(terms, counts)), project_id, limit * 2))
+    some = _some(terms, counts, project_id) if len(hits) < limit and len(terms) > 1 else ""
+    if some:
+        collect(3, _top(conn, some, project_id, limit * 2))
 
     typed = query.strip() if len(query.split()) == 1 and _SPELT.search(query) else ""
 

@@ -51,6 +51,9 @@ def write_project(conn: sqlite3.Connection, plan: dict, results: list[dict]) -> 
                 out["manifest_errors"] += result["error"] is not None
                 out["packages"] += len(result["packages"])
         conn.execute("UPDATE projects SET scanned_at = ? WHERE id = ?", (time.time(), project_id))
+        if plan.get("listing") is not None:  # None: planned from the stored list, kept as is
+            conn.execute("UPDATE projects SET listing = ? WHERE id = ?",
+                         (plan["listing"], project_id))
     out["deleted"] = gone
     out["changed"] = out["symbols"] + gone
     return {**out, "skipped": skipped}

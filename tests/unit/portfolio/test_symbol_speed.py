@@ -115,8 +115,9 @@ def test_a_store_from_before_the_prefix_indexes_is_rebuilt_on_opening(tmp_path):
 
 def test_the_some_words_tier_leaves_out_common_words(scanned, monkeypatch):
     """With COMMON lowered to 3, `bill` (5 definitions) is common in the fixture and `draw`
-    (2) is not: the some-words tier searches `draw` alone. With every word common it keeps
-    them all."""
+    (2) is not: the some-words tier searches `draw` alone. With every word common it searches
+    them all within one project; across the portfolio the definitions holding all the words
+    but one (none for two words: each alone matches thousands at full size)."""
     monkeypatch.setattr(search, "COMMON", 3)
     matches: list[str] = []
     real = search._top
@@ -135,6 +136,16 @@ def test_the_some_words_tier_leaves_out_common_words(scanned, monkeypatch):
         matches.clear()
         monkeypatch.setattr(search, "COMMON", 1)
         search.search_symbols(conn, "bill draw", limit=20)
+        assert matches == ['"bill"* "draw"*'], "the all-words tier only"
+        project = conn.execute("SELECT project_id FROM symbols WHERE name LIKE '%draw%'"
+                               ).fetchone()[0]
+        matches.clear()
+        search.search_symbols(conn, "bill draw", project_id=project, limit=20)
         assert matches[-1] == '"bill"* OR "draw"*'
+        matches.clear()
+        monkeypatch.setattr(search, "COMMON", 0)  # every word common, even one held by none
+        search.search_symbols(conn, "bill draw invoice", limit=20)
+        assert matches[-1] == ('("bill"* AND "draw"*) OR ("bill"* AND "invoic"*) OR '
+                               '("draw"* AND "invoic"*)')
     finally:
         conn.close()
