@@ -63,7 +63,7 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
         bounded = time_limit(handle.conn, settings.query_timeout_ms) if spec.bounded \
             else nullcontext()
         with bounded:
-            answer = run(handle, **given)
+            answer = run(handle, **(given if meaning is None else meaning.lexical(given)))
             if meaning is not None:
                 answer = meaning.fuse(handle, answer, given)
             if not spec.fresh:

@@ -206,10 +206,11 @@ def sync_sessions(settings: Settings) -> dict:
     conn = open_index(settings.sessions_db)
     try:
         report = sync(conn, settings.claude_projects)
+        from solograph.sessions.search import LIVE
+
         total, archived, messages = conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(NOT EXISTS (SELECT 1 FROM files f "
-            "WHERE f.session_id = s.session_id AND f.kind = 'main' AND f.status = 'live')), 0), "
-            "COALESCE(SUM(messages), 0) FROM sessions s").fetchone()
+            f"SELECT COUNT(*), COALESCE(SUM(NOT {LIVE}), 0), COALESCE(SUM(messages), 0) "
+            "FROM sessions s").fetchone()
         from solograph.sessions.answers import skipped
 
         report.update(sessions=total, archived=archived, messages=messages,
