@@ -12,7 +12,7 @@ Figures and targets:
   (`embed_passages` in batches of 16): windows per second per core, and characters per second.
   A query embeds in the same process (p50 of 50).
 - initial embedding of the real transcript corpus: a fresh index of the 25 real transcripts,
-  then `semantic.sessions.embed_pending` with no deadline, one process.
+  then `sessions.meaning.embed_pending` with no deadline, one process.
 - float16 (stored) and int8 against float32: the top-10 windows of each query of the session
   eval sets, by each codec, as the share of float32's top 10 that each keeps.
 - fused session search p50 at 1,000 generated sessions (bench/sessions_bench.py's generator):
@@ -71,7 +71,7 @@ def corpus_index(corpora: Path, home: Path):
 
 
 def throughput(corpora: Path, figs: list[Figure]) -> None:
-    from solograph.semantic import sessions as lane
+    from solograph.sessions import meaning as lane
 
     conn = corpus_index(corpora, common.work_dir("semantic-throughput"))
     model = _embedder()
@@ -100,7 +100,7 @@ def throughput(corpora: Path, figs: list[Figure]) -> None:
 
 
 def initial_corpus(corpora: Path, figs: list[Figure]) -> None:
-    from solograph.semantic import sessions as lane
+    from solograph.sessions import meaning as lane
 
     conn = corpus_index(corpora, common.work_dir("semantic-corpus"))
     model = Recording(_embedder())
@@ -184,8 +184,8 @@ def fused_sessions(args, figs: list[Figure]) -> None:
     from solograph import reads
     from solograph.config import Settings
     from solograph.semantic import matrix as mx
-    from solograph.semantic import sessions as lane
     from solograph.semantic.embedder import QueryVectors
+    from solograph.sessions import meaning as lane
     from solograph.sessions.store import open_index
     from solograph.store import connect_reader
 
@@ -302,10 +302,10 @@ def fused_kb(args, figs: list[Figure]) -> None:
 
     from solograph import reads
     from solograph.config import Settings
+    from solograph.kb import meaning as lane
     from solograph.kb.search import interleave, scope_for
     from solograph.kb.store import open_kb
     from solograph.kb.sync import sync as kb_sync
-    from solograph.semantic import kb as lane
     from solograph.semantic.embedder import QueryVectors
     from solograph.store import connect_reader
 

@@ -146,8 +146,8 @@ class KbRunner:
         return self._fused(kb, case.query, path, words)
 
     def _fused(self, kb: str, query: str, path: str | None, words: list[str]) -> list[str]:
+        from solograph.kb import meaning as lane
         from solograph.kb.search import interleave, scope_for
-        from solograph.semantic import kb as lane
         from solograph.semantic.embedder import shared_embedder
         from solograph.text.tokens import fts_term, query_terms
 
@@ -225,7 +225,7 @@ def _open(aliases: str, log: Log, kbs: dict = KBS,
 
 def _embed(settings, name: str, log: Log) -> None:
     """Vectors for the wiki folder's sections, through the lane's collect/save."""
-    from solograph.semantic import kb as lane
+    from solograph.kb import meaning as lane
     from solograph.semantic.embedder import shared_embedder
     from solograph.store import connect_writer
 

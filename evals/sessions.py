@@ -74,8 +74,8 @@ class SessionsRunner:
 
     def meaning(self, case: Case) -> list[str]:
         """The sessions of the case's scope by meaning alone, best first (EVAL_FUSION)."""
-        from solograph.semantic import sessions as lane
         from solograph.semantic.embedder import shared_embedder
+        from solograph.sessions import meaning as lane
         from solograph.sessions.search import project_scope
         from solograph.store import connect_reader
 
@@ -127,8 +127,8 @@ def _open(log: Log, fused: bool) -> Iterator[SessionsRunner]:
 
 
 def _embed(settings, log: Log) -> None:
-    from solograph.semantic import sessions as lane
     from solograph.semantic.embedder import shared_embedder
+    from solograph.sessions import meaning as lane
     from solograph.sessions.store import open_index
 
     conn = open_index(settings.sessions_db)

@@ -2,7 +2,8 @@
 
 An index (portfolio, sessions, kb, sources) is a package with the same four entry modules:
 `store` (open, upkeep), `sync` (disk to index, and its write jobs), `search` (ranking) and
-`answers` (every answer it gives, typed). Its `__init__` holds an `Index`: the name shared by
+`answers` (every answer it gives, typed), and a fifth, `meaning`, where it has vectors (its
+part of the meaning lane, `lane`). Its `__init__` holds an `Index`: the name shared by
 its store, migrations folder and queue; how it opens and syncs before a read; how it tells
 `as_of`; its answers (the public reads: the CLI, the HTTP API and the MCP tools are built from
 them) and its write jobs (the worker's tasks). Adapters never list indexes by hand: they walk
@@ -77,8 +78,9 @@ class Answer(Frozen):
     sync: bool = True  # sync the index (within the budget) before answering
     bounded: bool = True  # under the query time limit
     fresh: bool = True  # carries `freshness`
-    # "module:attribute" of its meaning side (semantic/answers.py): the answer fused with the
-    # meaning lane when the lane is on; "" = lexical only (symbol search, the hook's reads).
+    # "module:attribute" of its meaning side (a semantic.answers.Meaning in its index's
+    # meaning module): the answer fused with the meaning lane when the lane is on; "" =
+    # lexical only (symbol search, the hook's reads).
     meaning: str = ""
 
 
@@ -113,6 +115,10 @@ class Index(Frozen):
     # The job that embeds what waits for vectors (the meaning lane): queued by the worker after
     # each of the index's write jobs, handed to it by a read that counted `embedding_pending`.
     embed_job: str = ""
+    # "module:attribute" of its part of the meaning lane (a semantic.lane.StoreLane in its
+    # `meaning` module: which rows wait for vectors, what they embed, how they rank); "" =
+    # no vectors.
+    lane: str = ""
     pending_note: str = ""
     # "module:function": (settings) -> {"path", "present", "files", "unreadable"}: a look at
     # the folder the index reads, without syncing it, for /health; "" = none.

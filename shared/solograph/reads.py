@@ -64,7 +64,7 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
         bounded = time_limit(handle.conn, settings.query_timeout_ms) if spec.bounded \
             else nullcontext()
         with bounded, paths_from_query():
-            answer = run(handle, **given)
+            answer = run(handle, **(given if meaning is None else meaning.lexical(given)))
             if meaning is not None:
                 answer = _fused(meaning, handle, answer, given)
             if not spec.fresh:

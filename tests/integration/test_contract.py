@@ -116,12 +116,12 @@ def indexed(request, tmp_path_factory) -> Settings:
                              "now the graphs page", "Done.")
     if settings.semantic == "on":  # every index synced and embedded: a settled answer
         from solograph.kb.sync import index_kb
-        from solograph.semantic.stores import STORES, embed_store
+        from solograph.semantic.stores import embed_store, stores
         from solograph.sessions.sync import sync_sessions
 
         sync_sessions(settings)
         index_kb(settings)
-        for store in STORES:
+        for store in stores():
             assert embed_store(settings, store)["pending"] == 0, store
     return settings
 

@@ -25,7 +25,7 @@ PAYMENT = "the card payment never reached the merchant, so the customer was char
 
 
 def pending(db: Path, model: str) -> int:
-    from solograph.semantic.sessions import pending_count
+    from solograph.sessions.meaning import pending_count
 
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:

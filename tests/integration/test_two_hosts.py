@@ -178,7 +178,7 @@ def stored_vectors(db: Path) -> list[tuple]:
 
 def pending_texts(db: Path) -> int:
     from solograph.semantic.embedder import shared_embedder
-    from solograph.semantic.sessions import pending_count
+    from solograph.sessions.meaning import pending_count
 
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:

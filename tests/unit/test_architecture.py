@@ -59,6 +59,59 @@ def test_services_do_not_reach_into_each_other():
     assert offenders == {}
 
 
+def _index_names() -> set[str]:
+    from solograph.indexes import all_indexes
+
+    return {index.name for index in all_indexes()}
+
+
+def _constants(path: Path) -> set[str]:
+    """The string constants of a module, its docstrings left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                 ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)}
+    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and id(node) not in docs}
+
+
+def test_the_meaning_lanes_engine_names_no_index():
+    """semantic/ is the engine below the indexes: each index's part of the lane is its own
+    `meaning` module, reached through `Index.lane`; the engine imports none of them and
+    branches on no index's name."""
+    from solograph.indexes import PACKAGES
+
+    names = _index_names()
+    offenders = {}
+    for path in (CORE / "semantic").rglob("*.py"):
+        bad = {m for m in imported_modules(path)
+               if any(m == p or m.startswith(p + ".") for p in PACKAGES)}
+        bad |= {f"the name {c!r}" for c in _constants(path) if c in names}
+        if bad:
+            offenders[str(path.relative_to(ROOT))] = sorted(bad)
+    assert offenders == {}
+
+
+def test_each_lane_is_its_index_meaning_module():
+    from solograph.index import resolve
+    from solograph.indexes import all_indexes
+    from solograph.semantic.lane import StoreLane
+
+    for index in all_indexes():
+        refs = [a.meaning for a in index.answers if a.meaning]
+        if not index.lane:
+            assert not refs and not index.embed_job, index.name
+            continue
+        package = index.lane.partition(":")[0]
+        assert package.endswith(".meaning"), index.name
+        assert isinstance(resolve(index.lane), StoreLane) and resolve(index.lane).store == \
+            index.name
+        assert all(r.partition(":")[0] == package for r in refs), index.name
+        assert index.job(index.embed_job), index.name
+
+
 def test_every_index_package_has_the_four_entry_modules():
     from solograph.indexes import PACKAGES
 

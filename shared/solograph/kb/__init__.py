@@ -24,6 +24,7 @@ INDEX = Index(
     sync="solograph.kb.sync:sync_for_read",
     sync_job="index_kb",
     embed_job="embed_kb",
+    lane="solograph.kb.meaning:LANE",
     pending_note=("{n} changed page(s) not read yet (newest were read first); the next search "
                   "or `solograph index-kb` (or the worker) reads them"),
     answers=(
@@ -46,7 +47,7 @@ INDEX = Index(
                 "architecture, how-tos. Example: {\"query\": \"privacy architecture\"}. "
                 "To read a hit whole, pass its path as `get` (a section: "
                 "{\"get\": \"wiki/x.md#Setup\"}); the answer's `page` holds its text."),
-            route="/v1/kb", always_load=True, meaning="solograph.semantic.answers:KB"),
+            route="/v1/kb", always_load=True, meaning="solograph.kb.meaning:SEARCH"),
         Answer(
             name="kb_get", run=_RUN + "kb_get", schema="solograph.kb.shapes:KbPage",
             params=(Param("ref", str, "wiki/x.md or wiki/x.md#Heading", max_length=1000),),
@@ -99,7 +100,7 @@ INDEX = Index(
     jobs=(
         Job("index_kb", "solograph.kb.sync:index_kb", "an index run of the knowledge base",
             route="index-kb", locked=False),
-        Job("embed_kb", "solograph.semantic.stores:embed_kb",
+        Job("embed_kb", "solograph.kb.meaning:LANE.embed_job",
             "vectors of the KB sections waiting for them (the meaning lane)",
             route="embed-kb", locked=False),
     ),

@@ -42,12 +42,20 @@ def kb_search(kb: KbIndex, *, query: str | None = None, path: str | None = None,
     if warnings:
         answer["warnings"] = warnings
     if expand:
-        from solograph.kb import graph
-
-        ids = [kb.conn.execute("SELECT id FROM docs WHERE path = ?", (r["path"],)).fetchone()[0]
-               for r in results]
-        answer["expanded"] = graph.expand(kb.conn, ids)
+        answer["expanded"] = expanded(kb.conn, results)
     return answer
+
+
+def expanded(conn: sqlite3.Connection, results: list[dict]) -> list[dict]:
+    """Up to 3 pages the `results` link to most (`expand`)."""
+    from solograph.kb import graph
+
+    ids = []
+    for r in results:
+        row = conn.execute("SELECT id FROM docs WHERE path = ?", (r["path"],)).fetchone()
+        if row is not None:  # a page gone meanwhile links to nothing
+            ids.append(row[0])
+    return graph.expand(conn, ids)
 
 
 def layout_warnings(kb: KbIndex) -> list[str]:

@@ -9,18 +9,23 @@ the package up.
                 `model_id`, `dim`)
 - matrix.py     float16 vectors on disk, one float32 matrix per store in memory, exact cosine
 - work.py       embedding as write work: collect texts, embed, save vectors (separable)
-- sessions.py, kb.py, sources.py   each store's windows, pending count and meaning ranking
+- lane.py       what an index's part of the lane is (`StoreLane`): each index with vectors
+                has one in its own `meaning` module, named by its `Index.lane`
+- answers.py    the generic fused answer (`Meaning`, `merge`), each index's in its `meaning`
 - fusion.py     reciprocal rank fusion (k = 60), each hit with the lanes that found it
+- read.py       the lane inside a read; stores.py the lane by store name, for the write jobs;
+                remote.py embedding split across processes
 
+Nothing here names an index: the engine reaches each through its lane (a test checks it).
 Vectors live in each store's SQLite file (their `*_vectors` migrations), keyed by the row they
 were made from and removed with it in the same transaction (cascade, and triggers for text
 rewritten in place), with the model id: vectors of another model are pending again.
 
 A search with the lane on: `QueryVectors.start(query)` before the sync, so the query embeds
-while the index syncs and ranks; the lexical ranking; `<store>.embed_pending(conn, model,
-deadline=...)` with what is left of the sync budget (writers only); `<store>.meaning_rank`
-over the same scope; `fusion.fuse_search`, each hit with its `lanes`; freshness with
-`stores.embedding_pending`. Write jobs and the worker's `embed` task call
+while the index syncs and ranks; the lexical ranking; `lane.embed_pending(conn, model,
+deadline=...)` with what is left of the sync budget (writers only); the index's meaning
+ranking over the same scope; `fusion.fuse_search`, each hit with its `lanes`; freshness with
+the lane's `pending_count`. Write jobs and the worker's `embed` task call
 `stores.embed_store`; a worker pool may split it: `collect` in the writer, the texts to
 any process with the model, `save` back in the writer.
 """

@@ -7,8 +7,9 @@ next sync embeds for it). `fuse` gives the answer's fused ranking, each hit with
 `pending` is freshness's `embedding_pending`. With the lane off none of this runs, and an
 answer is the lexical one, byte for byte.
 
-Which answers fuse, and how, is each answer's `meaning` (semantic/answers.py): an answer with
-none (symbol search, the hook's kb_hint, exports) never touches the lane, nor numpy.
+Which answers fuse, and how, is each answer's `meaning` (a `semantic.answers.Meaning` in its
+index's meaning module): an answer with none (symbol search, the hook's kb_hint, exports)
+never touches the lane, nor numpy.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ if TYPE_CHECKING:
 
     from solograph.config import Settings
     from solograph.index import Answer, Index
+    from solograph.semantic.answers import Meaning
     from solograph.semantic.embedder import QueryVectors
+    from solograph.semantic.lane import StoreLane
 
 # How long a fused answer waits for its query's vector once the lexical lane is done: the
 # model is loaded (~60 ms) and the query embedded (~20 ms) meanwhile; a process under heavy
@@ -46,13 +49,14 @@ def queries() -> QueryVectors:
 
 
 class InRead:
-    """The lane for one read of `store`: `query` is what to embed ("" when the read ranks
-    nothing, say a page read whole: the answer is then as it is, with freshness's count)."""
+    """The lane for one read of `lane`'s store: `query` is what to embed ("" when the read
+    ranks nothing, say a page read whole: the answer is then as it is, with freshness's
+    count)."""
 
-    def __init__(self, store: str, meaning: Any, query: str) -> None:
+    def __init__(self, lane: StoreLane, meaning: Meaning, query: str) -> None:
         from solograph.semantic.embedder import shared_embedder
 
-        self.store = store
+        self.lane = lane
         self.meaning = meaning
         self.embedder = shared_embedder()
         self.model = self.embedder.model_id
@@ -64,18 +68,20 @@ class InRead:
         or nothing waits."""
         if time.monotonic() >= deadline:
             return None
-        from solograph.semantic.stores import embedding_pending, lane_of
-
-        self._pending = embedding_pending(conn, self.store, self.model)
+        self._pending = self._count(conn)
         if not self._pending:  # the usual case: one count, no collecting
             return None
         try:
-            report = lane_of(self.store).embed_pending(conn, self.embedder, deadline=deadline)
+            report = self.lane.embed_pending(conn, self.embedder, deadline=deadline)
         except sqlite3.OperationalError:  # a store locked by a writer: the next read embeds
             self._pending = None
             return None
         self._pending = report.pending
         return report.to_dict()
+
+    def lexical(self, params: dict) -> dict:
+        """The parameters of the lexical answer this read fuses."""
+        return self.meaning.lexical(params)
 
     def fuse(self, handle: Any, answer: dict, params: dict) -> dict:
         if self.vector is None:
@@ -89,9 +95,13 @@ class InRead:
     def pending(self, conn: sqlite3.Connection) -> int:
         if self._pending is not None:
             return self._pending
-        from solograph.semantic.stores import embedding_pending
+        return self._count(conn)
 
-        return embedding_pending(conn, self.store, self.model)
+    def _count(self, conn: sqlite3.Connection) -> int:
+        try:
+            return self.lane.pending_count(conn, self.model)
+        except sqlite3.OperationalError:  # a reader of a store from before the lane
+            return 0
 
 
 def begin(index: Index, spec: Answer, params: dict, settings: Settings) -> InRead | None:
@@ -105,5 +115,5 @@ def begin(index: Index, spec: Answer, params: dict, settings: Settings) -> InRea
     from solograph.index import resolve
 
     meaning = resolve(spec.meaning)
-    return InRead(index.name, meaning, meaning.query(params))
+    return InRead(resolve(index.lane), meaning, meaning.query(params))
 

@@ -1,9 +1,9 @@
 """Embedding split across processes: the store's writer collects and saves, any process with
 the model embeds, and only plain data travels between them.
 
-    work = collect(settings, "sessions", limit=32)      # the writer: a Work as a dict
+    work = collect(settings, store, limit=32)           # the writer: a Work as a dict
     done = embed_texts(work["items"] texts)             # anywhere: texts in, vectors out
-    save(settings, "sessions", work, done)              # the writer: one short transaction
+    save(settings, store, work, done)                   # the writer: one short transaction
 
 The vectors travel as base64 of little-endian float16, exactly the bytes stored, with the
 model id that made them: a host running another model's version gets its vectors dropped,
@@ -34,10 +34,10 @@ def model_id() -> str:
 
 def collect(settings: Settings, store: str, *, limit: int = BATCH) -> dict | None:
     """The next round of `store`'s pending texts as plain data; None when nothing waits."""
-    from solograph.semantic.stores import lane_of, writer
+    from solograph.semantic.stores import lane_of
 
-    lane = lane_of(store).LANE
-    with writer(settings, store) as conn:
+    lane = lane_of(store)
+    with lane.writer(settings) as conn:
         work = lane.collect(conn, model_id(), limit=limit)
     return None if work.empty else work.to_dict()
 
@@ -62,12 +62,12 @@ def save(settings: Settings, store: str, work: dict, done: dict) -> dict:
     """Store `done`'s vectors for `work` (rows changed or gone meanwhile are skipped); the
     report says how many were written and how many rows still wait."""
     from solograph.semantic import matrix as mx
-    from solograph.semantic.stores import lane_of, writer
+    from solograph.semantic.stores import lane_of
     from solograph.semantic.work import Work
 
     job = Work.from_dict(work)
-    lane = lane_of(store).LANE
-    with writer(settings, store) as conn:
+    lane = lane_of(store)
+    with lane.writer(settings) as conn:
         saved = 0
         if done.get("model") == job.model and int(done.get("dim", 0)) == DIM:
             vectors = mx.decode(base64.b64decode(done["vectors"]), DIM)

@@ -1,62 +1,46 @@
-"""The lane by store name, for the jobs that embed: the worker's `embed` task, `sync-sessions`
-and `index-kb` in embedded mode. Each opens the store's writer, embeds what waits (under an
-optional deadline) and reports what it did and what is left.
+"""The lane by store name, for the jobs that embed: the worker's `embed` task, the write
+commands in embedded mode, the read path. Each store's lane is its index's `Index.lane`: this
+module walks the index list and knows none of them.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from contextlib import contextmanager
 
 from solograph.errors import BadQuery
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from contextlib import AbstractContextManager
 
     from solograph.config import Settings
     from solograph.semantic.embedder import Embedder
+    from solograph.semantic.lane import StoreLane
     from solograph.semantic.work import Progress
 
-STORES = ("sessions", "kb", "sources")
+
+def stores() -> tuple[str, ...]:
+    """The stores with a meaning lane, in the index list's order."""
+    from solograph.indexes import all_indexes
+
+    return tuple(index.name for index in all_indexes() if index.lane)
 
 
-def lane_of(store: str):
-    """The lane module of `store` (sessions, kb, sources)."""
-    if store == "sessions":
-        from solograph.semantic import sessions as lane
-    elif store == "kb":
-        from solograph.semantic import kb as lane
-    elif store == "sources":
-        from solograph.semantic import sources as lane
-    else:
-        raise BadQuery(f"no store {store!r} has a meaning lane",
-                       hint=f"use one of: {', '.join(STORES)}")
-    return lane
+def lane_of(store: str) -> StoreLane:
+    """The lane of `store` (an index's name), as its description names it."""
+    from solograph.index import resolve
+    from solograph.indexes import all_indexes
+
+    for index in all_indexes():
+        if index.name == store and index.lane:
+            return resolve(index.lane)
+    raise BadQuery(f"no store {store!r} has a meaning lane",
+                   hint=f"use one of: {', '.join(stores())}")
 
 
-@contextmanager
-def writer(settings: Settings, store: str) -> Iterator[sqlite3.Connection]:
+def writer(settings: Settings, store: str) -> AbstractContextManager[sqlite3.Connection]:
     """The store's writer, opened as its own jobs open it (migrated, re-redacted)."""
-    if store == "sessions":
-        from solograph.sessions.store import open_index
-
-        conn = open_index(settings.sessions_db)
-    elif store == "kb":
-        from solograph.kb.store import configured, open_kb
-
-        conn = open_kb(settings.home, configured(settings)).conn
-    elif store == "sources":
-        from solograph.sources.store import open_store
-
-        conn = open_store(settings.sources_db)
-    else:
-        lane_of(store)
-        raise AssertionError(store)
-    try:
-        yield conn
-    finally:
-        conn.close()
+    return lane_of(store).writer(settings)
 
 
 def embed_store(settings: Settings, store: str, *, embedder: Embedder | None = None,
@@ -67,7 +51,7 @@ def embed_store(settings: Settings, store: str, *, embedder: Embedder | None = N
 
     lane = lane_of(store)
     model = embedder or shared_embedder()
-    with writer(settings, store) as conn:
+    with lane.writer(settings) as conn:
         return lane.embed_pending(conn, model, deadline=deadline, progress=progress).to_dict()
 
 
@@ -92,15 +76,3 @@ def embed_job(settings: Settings, store: str, *, progress: Progress | None = Non
     report["summary"] = (f"{store}: {report['embedded']} vector(s) written, "
                          f"{report['pending']} row(s) pending, in {report['seconds']:.1f} s")
     return report
-
-
-def embed_sessions(settings: Settings) -> dict:
-    return embed_job(settings, "sessions")
-
-
-def embed_kb(settings: Settings) -> dict:
-    return embed_job(settings, "kb")
-
-
-def embed_sources(settings: Settings) -> dict:
-    return embed_job(settings, "sources")

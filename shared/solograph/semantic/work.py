@@ -82,7 +82,7 @@ class Work:
 
 
 class Lane(Protocol):
-    """One store's side of the lane (semantic/sessions.py, kb.py, sources.py)."""
+    """One store's side of the lane (a `lane.StoreLane`, in its index's meaning module)."""
 
     store: str
 

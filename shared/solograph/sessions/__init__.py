@@ -25,6 +25,7 @@ INDEX = Index(
     sync="solograph.sessions.sync:sync_for_read",
     sync_job="sync_sessions",
     embed_job="embed_sessions",
+    lane="solograph.sessions.meaning:LANE",
     folder="solograph.sessions.sync:folder_access",
     pending_note=("{n} changed transcript file(s) not read yet (newest were read first); the "
                   "next search or `solograph sync-sessions` (or the worker) reads them"),
@@ -50,7 +51,7 @@ INDEX = Index(
                 "Gemini, Cursor, Copilot, OpenCode, aider), archived ones too: what was tried, "
                 "decided or fixed before. Example: {\"query\": \"webhook retry\"}."),
             route="/v1/sessions", always_load=True,
-            meaning="solograph.semantic.answers:SESSIONS"),
+            meaning="solograph.sessions.meaning:SEARCH"),
         Answer(
             name="session_export",
             run="solograph.sessions.answers:session_export",
@@ -97,7 +98,7 @@ INDEX = Index(
     jobs=(
         Job("sync_sessions", "solograph.sessions.sync:sync_sessions",
             "a sync of every agent's session files", route="sync-sessions"),
-        Job("embed_sessions", "solograph.semantic.stores:embed_sessions",
+        Job("embed_sessions", "solograph.sessions.meaning:LANE.embed_job",
             "vectors of the session chunks waiting for them (the meaning lane)",
             route="embed-sessions"),
     ),

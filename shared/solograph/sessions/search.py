@@ -191,10 +191,7 @@ def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int]
 
 def _hit(conn: sqlite3.Connection, terms: Terms, tier: int, rank: float, session: int,
          chunk: int, near: tuple[int, int] | None) -> dict:
-    row = conn.execute(
-        "SELECT s.*, EXISTS (SELECT 1 FROM files f WHERE f.session_id = s.session_id "
-        "AND f.kind = 'main' AND f.status = 'live') AS live FROM sessions s WHERE s.id = ?",
-        (session,)).fetchone()
+    row = session_row(conn, session)
     if near is not None and not terms.phrases:  # the first message holding every word
         entry = conn.execute("SELECT id, text, tools, words FROM entries WHERE id = ?",
                              (near[1],)).fetchone()
@@ -206,6 +203,17 @@ def _hit(conn: sqlite3.Connection, terms: Terms, tier: int, rank: float, session
         "score": max(round(-rank, 4), 0.0001),
         "match": MATCH[tier],
     }
+
+
+# Whether session `s`'s main transcript is still on disk: `describe`'s `live`.
+LIVE = ("EXISTS (SELECT 1 FROM files f WHERE f.session_id = s.session_id "
+        "AND f.kind = 'main' AND f.status = 'live')")
+SESSION_ROWS = f"SELECT s.*, {LIVE} AS live FROM sessions s "
+
+
+def session_row(conn: sqlite3.Connection, session: int) -> sqlite3.Row | None:
+    """The row `describe` takes, of the session with id `session` (sessions.id)."""
+    return conn.execute(SESSION_ROWS + "WHERE s.id = ?", (session,)).fetchone()
 
 
 def describe(row: sqlite3.Row) -> dict:

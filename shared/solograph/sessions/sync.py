@@ -260,10 +260,11 @@ def sync_sessions(settings: Settings, *, policy: Policy | None = None) -> dict:
     try:
         reports = sync_all(conn, settings, policy=policy)
         report = _merged(reports)
+        from solograph.sessions.search import LIVE
+
         total, archived, messages = conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(NOT EXISTS (SELECT 1 FROM files f "
-            "WHERE f.session_id = s.session_id AND f.kind = 'main' AND f.status = 'live')), 0), "
-            "COALESCE(SUM(messages), 0) FROM sessions s").fetchone()
+            f"SELECT COUNT(*), COALESCE(SUM(NOT {LIVE}), 0), COALESCE(SUM(messages), 0) "
+            "FROM sessions s").fetchone()
         from solograph.sessions.answers import skipped
 
         report.update(sessions=total, archived=archived, messages=messages,

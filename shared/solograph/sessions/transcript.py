@@ -11,7 +11,7 @@ import json
 import sqlite3
 
 from solograph.errors import BadQuery
-from solograph.sessions.search import Terms, describe, terms_of
+from solograph.sessions.search import SESSION_ROWS, Terms, describe, terms_of
 from solograph.sessions.snippets import matched, snippet, tools_of
 from solograph.text.tokens import match_any
 
@@ -19,16 +19,14 @@ FORMATS = ("markdown", "jsonl")
 MATCH_CHARS = 1_500  # of a matching message shown
 NEIGHBOUR_CHARS = 400  # of a neighbour shown
 
-_SESSION = ("SELECT s.*, EXISTS (SELECT 1 FROM files f WHERE f.session_id = s.session_id "
-            "AND f.kind = 'main' AND f.status = 'live') AS live FROM sessions s ")
 _ENTRY = "SELECT id, file_id, seq, role, kind, at, sidechain, text, tools, words FROM entries "
 
 
 def find_session(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row:
     """A session by its id or an unambiguous prefix of it (8 characters or more)."""
-    row = conn.execute(_SESSION + "WHERE s.session_id = ?", (session_id,)).fetchone()
+    row = conn.execute(SESSION_ROWS + "WHERE s.session_id = ?", (session_id,)).fetchone()
     if row is None and len(session_id) >= 8:
-        rows = conn.execute(_SESSION + "WHERE s.session_id >= ? AND s.session_id < ? LIMIT 2",
+        rows = conn.execute(SESSION_ROWS + "WHERE s.session_id >= ? AND s.session_id < ? LIMIT 2",
                             (session_id, session_id + "\uffff")).fetchall()
         if len(rows) > 1:
             raise BadQuery(f"several sessions start with {session_id!r}",

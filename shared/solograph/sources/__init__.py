@@ -22,6 +22,7 @@ INDEX = Index(
     as_of="solograph.sources.store:as_of",
     rebuild="solograph.sources.store:rebuild",
     embed_job="embed_sources",
+    lane="solograph.sources.meaning:LANE",
     answers=(
         Answer(
             name="source_search",
@@ -42,13 +43,13 @@ INDEX = Index(
                 "TrustMRR revenue pages. action: search (default), list, tags, related. "
                 "Example: {\"query\": \"pricing tiers\", \"source\": \"youtube\"}."),
             route="/v1/sources", sync=False,
-            meaning="solograph.semantic.answers:SOURCES"),
+            meaning="solograph.sources.meaning:SEARCH"),
     ),
     jobs=(
         Job("index_youtube", "solograph.sources.sync:index_youtube",
             "YouTube videos or a channel's newest for the sources index",
             route="index-youtube", locked=False, idempotent=False),
-        Job("embed_sources", "solograph.semantic.stores:embed_sources",
+        Job("embed_sources", "solograph.sources.meaning:LANE.embed_job",
             "vectors of the source documents waiting for them (the meaning lane)",
             route="embed-sources"),
     ),

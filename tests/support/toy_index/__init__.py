@@ -1,6 +1,7 @@
 """A fifth index, made the way the four real ones are, to prove that adding one is a package
 with the four entry modules plus one line in `solograph.indexes.PACKAGES`: a folder of plain
-text notes (`SOLOGRAPH_HOME/toy-notes/*.txt`), searchable by their words."""
+text notes (`SOLOGRAPH_HOME/toy-notes/*.txt`), searchable by their words, and by meaning
+through its own part of the lane (meaning.py, named by `lane`)."""
 
 from solograph.index import Answer, Index, Job, Param
 
@@ -12,6 +13,8 @@ INDEX = Index(
     as_of="tests.support.toy_index.store:as_of",
     sync="tests.support.toy_index.sync:sync_for_read",
     sync_job="index_toy",
+    embed_job="embed_toy",
+    lane="tests.support.toy_index.meaning:LANE",
     pending_note="{n} note(s) not read yet",
     migrations="tests.support.toy_index.migrations",
     answers=(
@@ -22,8 +25,10 @@ INDEX = Index(
                     Param("limit", int, "how many notes", 5)),
             title="Search the toy notes",
             description='The toy notes holding the words. Example: {"query": "kettle"}.',
-            route="/v1/toy", command="toy"),
+            route="/v1/toy", command="toy", meaning="tests.support.toy_index.meaning:SEARCH"),
     ),
     jobs=(Job("index_toy", "tests.support.toy_index.sync:index_toy", "an index run of the toy "
-              "notes", route="index-toy", locked=False, command="index-toy"),),
+              "notes", route="index-toy", locked=False, command="index-toy"),
+          Job("embed_toy", "tests.support.toy_index.meaning:LANE.embed_job",
+              "vectors of the toy notes (the meaning lane)", locked=False)),
 )

@@ -36,6 +36,7 @@ def toy(tmp_path, monkeypatch) -> Settings:
     for name in [n for n in os.environ if n.startswith(("SOLOGRAPH_", "CLAUDE_", "KB_"))]:
         if name != "SOLOGRAPH_HOME":
             monkeypatch.delenv(name)
+    monkeypatch.setenv("SOLOGRAPH_SEMANTIC", "off")  # as `settings`: the lane has its own test
     return settings
 
 
@@ -96,3 +97,27 @@ def test_the_worker_runs_its_job_and_health_and_usage_know_it(toy):
     from solograph.usage import search_tools
 
     assert search_tools()["toy_search"] == "toy"
+
+
+@pytest.mark.skipif(not __import__("solograph.semantic").semantic.available(),
+                    reason="the `semantic` extra is not installed")
+def test_its_own_meaning_module_gives_it_vectors_and_fused_answers(toy):
+    """Its part of the meaning lane is one module (toy_index/meaning.py, named by `lane`):
+    the engine embeds it, counts what waits and fuses its answer, knowing no more of it."""
+    from solograph.semantic.stores import embed_store, stores
+
+    assert "toy" in stores()
+    reads.read("toy_search", toy, query="kettle")  # synced
+    on = toy.with_(semantic="on", sync_budget_ms=0)
+    waiting = reads.read("toy_search", on, query="kettle")
+    assert waiting["freshness"]["embedding_pending"] == 2
+    assert [(r["note"], r["lanes"]) for r in waiting["results"]][:1] == [("tea.txt", ["words"])]
+    assert embed_store(toy, "toy")["embedded"] == 2
+    # No word of the question is in any note: only the meaning lane can answer it.
+    assert reads.read("toy_search", toy, query="brewing a hot beverage")["results"] == []
+    fused = reads.read("toy_search", on, query="brewing a hot beverage")
+    assert fused["freshness"]["embedding_pending"] == 0
+    assert fused["results"][0]["note"] == "tea.txt"
+    assert fused["results"][0]["lanes"] == ["meaning"]
+    report = jobs.job_table()["embed_toy"]
+    assert report.queue == "toy"

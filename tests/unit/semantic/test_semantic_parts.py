@@ -16,8 +16,8 @@ from solograph.errors import ConfigError
 from solograph.semantic import available, enabled
 from solograph.semantic import embedder as emb
 from solograph.semantic.fusion import fuse, fuse_search
-from solograph.semantic.sessions import CONTEXT_CHARS, WINDOW_CHARS, pieces, windows
 from solograph.semantic.work import Item, Work
+from solograph.sessions.meaning import CONTEXT_CHARS, WINDOW_CHARS, pieces, windows
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -178,7 +178,7 @@ def test_lexical_reads_import_neither_numpy_nor_the_model(tmp_path, mode, missin
 def test_an_index_from_before_the_lane_gains_its_vector_tables_and_keeps_its_rows(
         tmp_path, monkeypatch):
     import solograph.store as store
-    from solograph.semantic import sessions as lane
+    from solograph.sessions import meaning as lane
     from solograph.sessions.store import open_index
     from solograph.sessions.sync import sync
     from tests.support.transcripts import Transcripts

@@ -44,9 +44,9 @@ def world(tmp_path):
 
 
 def test_a_search_half_embedded_answers_and_says_what_waits(world):
-    from solograph.semantic import sessions as lane
     from solograph.semantic.embedder import shared_embedder
     from solograph.semantic.stores import writer
+    from solograph.sessions import meaning as lane
 
     settings, made = world
     model = shared_embedder()
@@ -99,9 +99,9 @@ def test_a_short_query_keeps_its_lexical_hit_first_and_names_both_lanes(world):
 
 
 def test_vectors_of_another_model_are_pending_again_and_a_search_makes_them_anew(world):
-    from solograph.semantic import sessions as lane
     from solograph.semantic.embedder import shared_embedder
     from solograph.semantic.stores import writer
+    from solograph.sessions import meaning as lane
 
     settings, _ = world
 
@@ -137,6 +137,27 @@ def test_kb_search_fuses_and_a_page_read_whole_is_as_it_was(world):
     path = answer["results"][0]["path"]
     page = reads.kb_search(settings, get=path)
     assert "lanes" not in json.dumps(page["page"]) and page["results"] == []
+
+
+def test_kb_search_with_expand_expands_once_from_the_fused_pages(world, monkeypatch):
+    from solograph.kb import graph
+    from solograph.kb.answers import expanded
+    from solograph.kb.store import opened
+    from solograph.kb.sync import index_kb
+    from solograph.semantic.stores import embed_store
+    from tests.support.spy import calls
+
+    settings, _ = world
+    index_kb(settings)
+    embed_store(settings, "kb")
+    expansions = calls(monkeypatch, graph, "expand", 1)
+    answer = reads.kb_search(settings, "как изолировать агента", expand=True)
+    assert len(expansions) == 1
+    with opened(settings) as kb:
+        ids = [kb.conn.execute("SELECT id FROM docs WHERE path = ?", (h["path"],)).fetchone()[0]
+               for h in answer["results"]]
+        assert answer["expanded"] == expanded(kb.conn, answer["results"])
+    assert expansions[0] == ids  # the fused pages, in the fused order
 
 
 def test_the_write_commands_embed_after_they_sync(world, tmp_path):

@@ -1,4 +1,4 @@
-"""The session index's side of the meaning lane: windows of conversation, keyed to chunks.
+"""The session index's part of the meaning lane: windows of conversation, keyed to chunks.
 
 What is embedded is what the user and the assistant wrote (prompts, commands, replies with
 their thinking; sub-agents' too, their files have chunks of their own), never tool results,
@@ -14,31 +14,44 @@ chunk) changes only its last window: only that one is embedded again.
 A chunk is done when each of its windows has a vector of the model (`chunk_embedded` records
 how many entries it had then); a chunk that grew, or whose text was redacted again (the
 migration's trigger drops its vectors), is pending again.
+
+`SEARCH` is session_search's meaning side: sessions ranked by their best window, fused with
+the lexical ranking; a session found by meaning alone is shown at the message of that window
+holding the most query words.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from contextlib import closing
 from dataclasses import dataclass
 
+from solograph.semantic.answers import Meaning, merge, words_only
 from solograph.semantic.embedder import DIM
-from solograph.semantic.work import Item, Report, Work, check_vectors, digest, run
+from solograph.semantic.fusion import MEANING
+from solograph.semantic.lane import StoreLane, allowed_by
+from solograph.semantic.work import Item, Work, check_vectors, digest
 from solograph.store import transaction
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
+    from typing import Any
+
     import numpy as np
 
-    from solograph.semantic import matrix as mx
-    from solograph.semantic.embedder import Embedder
-    from solograph.semantic.work import Progress
+    from solograph.config import Settings
 
 STORE = "sessions"
 KINDS = ("prompt", "command", "reply")
 WINDOW_CHARS = 900
 CONTEXT_CHARS = 300  # a window's last message at most this long opens the next one too
 _SPACE = re.compile(r"\s+")
+_KIND_MARKS = ",".join("?" * len(KINDS))
+# The messages a window is made of, of one chunk, in line order.
+_MESSAGES = (f"FROM entries WHERE chunk = ? AND kind IN ({_KIND_MARKS}) AND text != '' ")
+_PENDING = ("FROM chunks c LEFT JOIN chunk_embedded e ON e.chunk = c.id "
+            "WHERE e.chunk IS NULL OR e.entries != c.entries OR e.model != ?")
 
 
 @dataclass(frozen=True)
@@ -83,29 +96,27 @@ def windows(messages: list[tuple[int, str]]) -> list[Window]:
 
 
 def chunk_windows(conn: sqlite3.Connection, chunk: int) -> list[Window]:
-    marks = ",".join("?" * len(KINDS))
     return windows([(seq, text) for seq, text in conn.execute(
-        f"SELECT seq, text FROM entries WHERE chunk = ? AND kind IN ({marks}) AND text != '' "
-        "ORDER BY seq", (chunk, *KINDS))])
+        f"SELECT seq, text {_MESSAGES}ORDER BY seq", (chunk, *KINDS))])
 
 
-class SessionsLane:
+class SessionsLane(StoreLane):
     store = STORE
 
+    def writer(self, settings: Settings):
+        from solograph.sessions.store import open_index
+
+        return closing(open_index(settings.sessions_db))
+
     def pending_count(self, conn: sqlite3.Connection, model: str) -> int:
-        return conn.execute(
-            "SELECT COUNT(*) FROM chunks c LEFT JOIN chunk_embedded e ON e.chunk = c.id "
-            "WHERE e.chunk IS NULL OR e.entries != c.entries OR e.model != ?",
-            (model,)).fetchone()[0]
+        return conn.execute(f"SELECT COUNT(*) {_PENDING}", (model,)).fetchone()[0]
 
     def collect(self, conn: sqlite3.Connection, model: str, *, limit: int) -> Work:
         """Up to `limit` windows that lack a vector, newest chunks first."""
         work = Work(STORE, model)
         for chunk, entries in conn.execute(
-                "SELECT c.id, c.entries FROM chunks c "
-                "LEFT JOIN chunk_embedded e ON e.chunk = c.id "
-                "WHERE e.chunk IS NULL OR e.entries != c.entries OR e.model != ? "
-                "ORDER BY c.id DESC LIMIT ?", (model, limit)).fetchall():
+                f"SELECT c.id, c.entries {_PENDING} ORDER BY c.id DESC LIMIT ?",
+                (model, limit)).fetchall():
             wins = chunk_windows(conn, chunk)
             have = dict(conn.execute("SELECT part, digest FROM chunk_vectors "
                                      "WHERE chunk = ? AND model = ?", (chunk, model)).fetchall())
@@ -153,47 +164,94 @@ class SessionsLane:
                         "model = excluded.model", (chunk, work.plans[chunk][0], work.model))
         return wrote
 
+    def vector_rows(self, conn: sqlite3.Connection, model: str):
+        return conn.execute("SELECT v.id, c.session, v.vector FROM chunk_vectors v "
+                            "JOIN chunks c ON c.id = v.chunk WHERE v.model = ?", (model,))
+
+    def meaning_rank(self, conn: sqlite3.Connection, query_vector, limit: int, *, model: str,
+                     where: str = "", params: tuple = ()) -> list[dict]:
+        """Sessions by the cosine of their best window with `query_vector` (made by `model`),
+        best first; `where`/`params` is an SQL condition over `s` (sessions), as
+        sessions.search.Scope gives it. Each hit names its best window (chunk, and
+        entries.seq of its first and last message) for the snippet."""
+        allowed = allowed_by(conn, f"SELECT s.id FROM sessions s WHERE {where}",
+                             params) if where else None
+        out = []
+        for session, score, row in self.matrix(conn, model).rank(query_vector, limit, allowed):
+            found = conn.execute("SELECT chunk, first_seq, last_seq FROM chunk_vectors "
+                                 "WHERE id = ?", (row,)).fetchone()
+            if found is not None:  # None: deleted since the matrix was read
+                out.append({"unit": session, "score": score, "chunk": found[0],
+                            "span": (found[1], found[2])})
+        return out
+
 
 LANE = SessionsLane()
+pending_count = LANE.pending_count
+embed_pending = LANE.embed_pending
+matrix = LANE.matrix
+meaning_rank = LANE.meaning_rank
 
 
-def pending_count(conn: sqlite3.Connection, model: str) -> int:
-    """Chunks waiting for vectors of `model` (freshness: `embedding_pending`)."""
-    return LANE.pending_count(conn, model)
+class SessionSearch(Meaning):
+    """session_search: sessions ranked; a session read whole (`session`) is not fused."""
+
+    TIER = ("phrase", "all", "respelled")
+
+    def query(self, params: dict) -> str:
+        return "" if params.get("session") else super().query(params)
+
+    def fuse(self, handle: Any, answer: dict, vector, model: str, *, query: str,
+             project: str | None = None, limit: int = 10, session: str | None = None,
+             exclude_session: str | None = None) -> dict:
+        if session or "results" not in answer:
+            return answer
+        if vector is None:
+            return words_only(answer)
+        from solograph.sessions.search import project_scope
+
+        conn = handle.conn
+        scope = project_scope(project or "", exclude=exclude_session)
+        found = meaning_rank(conn, vector, limit, model=model, where=scope.where,
+                             params=scope.params)
+        keys = _session_keys(conn, [h["unit"] for h in found])
+        where = {keys[h["unit"]]: h for h in found if h["unit"] in keys}
+        results = answer["results"]
+        return merge(answer, [h["session"] for h in results], list(where), limit=limit,
+                     tier=[h["session"] for h in results if h["match"] in self.TIER],
+                     query=query, lexical={h["session"]: h for h in results},
+                     render=lambda key: session_hit(conn, query, where[key]))
 
 
-def embed_pending(conn: sqlite3.Connection, embedder: Embedder, *,
-                  deadline: float | None = None, progress: Progress | None = None) -> Report:
-    return run(LANE, conn, embedder, deadline=deadline, progress=progress)
+def _session_keys(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    return dict(conn.execute(f"SELECT id, session_id FROM sessions WHERE id IN ({marks})",
+                             ids).fetchall())
 
 
-def _rows(conn: sqlite3.Connection, model: str):
-    return conn.execute("SELECT v.id, c.session, v.vector FROM chunk_vectors v "
-                        "JOIN chunks c ON c.id = v.chunk WHERE v.model = ?", (model,))
+def session_hit(conn: sqlite3.Connection, query: str, found: dict) -> dict | None:
+    """A session found by meaning: at the message of its best window holding the most query
+    words (its first message when none does)."""
+    from solograph.sessions.search import describe, session_row
+    from solograph.sessions.snippets import matched, snippet
+    from solograph.text.tokens import query_terms
+
+    row = session_row(conn, found["unit"])
+    if row is None:
+        return None
+    stems = query_terms(query, prose=True)
+    first, last = found["span"]
+    best, best_count = None, -1
+    for text, tools, words in conn.execute(
+            f"SELECT text, tools, words {_MESSAGES}AND seq BETWEEN ? AND ? ORDER BY seq",
+            (found["chunk"], *KINDS, first, last)):
+        count = matched(words, stems, lambda s: (s,))
+        if count > best_count:
+            best, best_count = (text, tools), count
+    return {**describe(row), "snippet": snippet(best[0], best[1], stems) if best else "",
+            "score": 0.0, "match": MEANING}
 
 
-def matrix(conn: sqlite3.Connection, model: str) -> mx.Matrix:
-    from solograph.semantic import matrix as mx
-
-    return mx.cached(conn, STORE, model, lambda: _rows(conn, model))
-
-
-def meaning_rank(conn: sqlite3.Connection, query_vector, limit: int, *, model: str,
-                 where: str = "", params: tuple = ()) -> list[dict]:
-    """Sessions by the cosine of their best window with `query_vector` (made by `model`),
-    best first; `where`/`params` is an SQL condition over `s` (sessions), as
-    sessions.search.Scope gives it. Each hit names its best window (chunk, and entries.seq of
-    its first and last message) for the snippet."""
-    allowed = None
-    if where:
-        def allowed(names: list) -> set:
-            return {r[0] for r in conn.execute(f"SELECT s.id FROM sessions s WHERE {where}",
-                                                params)}
-    out = []
-    for session, score, row in matrix(conn, model).rank(query_vector, limit, allowed):
-        found = conn.execute("SELECT chunk, first_seq, last_seq FROM chunk_vectors "
-                             "WHERE id = ?", (row,)).fetchone()
-        if found is not None:  # None: deleted since the matrix was read
-            out.append({"unit": session, "score": score, "chunk": found[0],
-                        "span": (found[1], found[2])})
-    return out
+SEARCH = SessionSearch()
