@@ -33,8 +33,8 @@ UNREADABLE_NOTE = ("{n} file(s) or folder(s) could not be read (permission denie
 
 def freshness(*, pending: int = 0, as_of: str | None = None, unreadable: int = 0,
               agents: dict | None = None) -> dict:
-    out = {"complete": pending == 0 and unreadable == 0, "pending": pending,
-           "unreadable": unreadable, "as_of": as_of}
+    out: dict[str, object] = {"complete": pending == 0 and unreadable == 0,
+                              "pending": pending, "unreadable": unreadable, "as_of": as_of}
     if agents is not None:  # the session index: the same, for each agent it reads
         out["agents"] = agents
     return out

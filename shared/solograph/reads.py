@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from solograph.config import Settings
+    from solograph.semantic.read import InRead
 
 
 def to_json(answer: dict) -> str:
@@ -76,7 +77,7 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
     return attach(answer, fresh, index.pending_note.format(n=synced.pending))
 
 
-def _fused(meaning, handle: object, answer: dict, given: dict) -> dict:
+def _fused(meaning: InRead, handle: object, answer: dict, given: dict) -> dict:
     """The answer fused with the meaning lane. The lane does not take the sessions' `agent`
     filter (yet): it ranks every agent's sessions, and what is not that agent's is dropped."""
     agent = given.get("agent")

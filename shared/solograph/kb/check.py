@@ -48,7 +48,8 @@ class Quick(Record):
     and what the index holds of them."""
 
     pages: dict[str, tuple[int, int]] = factory(default_factory=dict)
-    stored: dict[str, tuple[int, int, int]] = factory(default_factory=dict)  # path -> (id, size, mtime_ns)
+    # path -> (id, size, mtime_ns)
+    stored: dict[str, tuple[int, int, int]] = factory(default_factory=dict)
     unreadable: int = 0  # entries the last walk could not open
 
 
@@ -143,10 +144,12 @@ def _cursor_file(conn: sqlite3.Connection) -> str | None:
 
 def _cursor(conn: sqlite3.Connection) -> str | None:
     path = _cursor_file(conn)
+    if path is None:  # an in-memory index: no file beside it
+        return None
     try:
-        with open(path, encoding="utf-8") as fh:  # type: ignore[arg-type]: None -> TypeError
+        with open(path, encoding="utf-8") as fh:
             return fh.read(4096) or None
-    except (OSError, TypeError, ValueError):
+    except (OSError, ValueError):
         return None
 
 

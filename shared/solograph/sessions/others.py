@@ -20,9 +20,14 @@ from solograph.sessions.policy import Policy
 from solograph.sessions.report import Report
 from solograph.store import transaction
 
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
+if TYPE_CHECKING:
+    from types import ModuleType
 
-def sync_agent(conn: sqlite3.Connection, agent, location: Path | None, *, policy: Policy,
-               deadline: float | None = None, sessions: dict[str, int] | None = None) -> dict:
+
+def sync_agent(conn: sqlite3.Connection, agent: ModuleType, location: Path | None, *,
+               policy: Policy, deadline: float | None = None,
+               sessions: dict[str, int] | None = None) -> dict:
     """Read what changed of one agent's sessions; the counts of what was done."""
     report = Report()
     name = agent.NAME

@@ -30,6 +30,7 @@ from solograph.sessions.agents.common import message
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import BinaryIO
 
     from solograph.config import Settings
 
@@ -68,20 +69,30 @@ def session_of(path: str, started: str) -> str:
     return f"aider-{digest}-{started.replace('-', '').replace(':', '').replace(' ', 'T')}"
 
 
-def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, str]]:
+class _Block:
+    """The run being read (its header's time) and the block of one speaker being gathered."""
+
+    def __init__(self, started: str) -> None:
+        self.started = started
+        self.kind = ""  # user | assistant | output, "" before the first line of a run
+        self.size = 0  # bytes kept of the block, at most MAX_BLOCK
+        self.lines: list[bytes] = []
+
+
+def records(unit: Unit | None, fh: BinaryIO, offset: int) -> Iterator[tuple[int, object, str]]:
     if unit is None:
         return
     cwd = os.path.dirname(unit.path)
-    state = {"started": _header_before(fh, offset), "kind": "", "size": 0}
-    block: list[bytes] = []
+    state = _Block(_header_before(fh, offset))
+    block = state.lines
     fh.seek(offset)
     pos = offset
 
     def flush(end: int) -> tuple[int, object, str]:
-        kind, started = state["kind"], state["started"]
+        kind, started = state.kind, state.started
         said = b"".join(block).decode("utf-8", "replace")
         block.clear()
-        state["size"] = 0
+        state.size = 0
         if kind == "user":
             said = "\n".join(line[5:] if line.startswith("#### ") else line.lstrip("#")
                              for line in said.splitlines())
@@ -97,17 +108,17 @@ def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, s
         if head:
             if block:
                 yield flush(pos)
-            state["kind"], state["started"] = "", head.group(1).decode()
+            state.kind, state.started = "", head.group(1).decode()
         elif line.strip():
             kind = "user" if line.startswith(b"####") else \
                 "output" if line.startswith(b">") else "assistant"
-            if kind != state["kind"]:
+            if kind != state.kind:
                 if block:
                     yield flush(pos)
-                state["kind"] = kind
-        if not head and state["kind"] and state["size"] < MAX_BLOCK:
+                state.kind = kind
+        if not head and state.kind and state.size < MAX_BLOCK:
             block.append(line)
-            state["size"] += len(line)
+            state.size += len(line)
         pos += len(line)
     if block:
         yield flush(pos)
@@ -115,7 +126,7 @@ def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, s
         yield pos, None, ""
 
 
-def _header_before(fh, offset: int) -> str:
+def _header_before(fh: BinaryIO, offset: int) -> str:
     """The time of the run that the bytes at `offset` belong to: the last header before it."""
     if offset <= 0:
         return ""

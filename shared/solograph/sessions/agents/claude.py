@@ -16,6 +16,7 @@ from collections.abc import Iterator
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import BinaryIO
 
     from solograph.config import Settings
     from solograph.sessions.agents import Unit
@@ -38,7 +39,7 @@ def units(location: Path, denied: list[str]) -> Iterator[Unit]:
         yield Unit(rel, entry.path, kind, st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, str]]:
+def records(unit: Unit | None, fh: BinaryIO, offset: int) -> Iterator[tuple[int, object, str]]:
     from solograph.sessions.records import TOO_LONG, parse, read_line, wanted, whole_lines
 
     for end, line in whole_lines(fh, offset):

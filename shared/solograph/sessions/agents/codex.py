@@ -31,8 +31,10 @@ from solograph.sessions.agents.common import json_lines, message, text, title, t
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import BinaryIO
 
     from solograph.config import Settings
+    from solograph.sessions.records import Record
 
 NAME = "codex"
 TITLE = "Codex CLI"
@@ -76,7 +78,7 @@ class _State:
         self.echo = ""  # the last prompt seen, as an event or as a message: its twin is dropped
 
 
-def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, str]]:
+def records(unit: Unit | None, fh: BinaryIO, offset: int) -> Iterator[tuple[int, object, str]]:
     state = _State()
     for end, obj, problem in json_lines(fh, offset):
         if obj is None:
@@ -94,7 +96,7 @@ def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, s
         yield end, _record(state, kind, payload, at), problem
 
 
-def _record(state: _State, kind: str, payload: dict, at: str):
+def _record(state: _State, kind: str, payload: dict, at: str) -> Record | None:
     if kind == "session_meta":
         source = payload.get("source")
         sub = source.get("subagent") if isinstance(source, dict) else None
@@ -166,6 +168,7 @@ def _content(content: object) -> str:
                                                                   "text"))
 
 
-def _message(state: _State, role: str, said: str, at: str, tools: list | None = None):
+def _message(state: _State, role: str, said: str, at: str,
+             tools: list | None = None) -> Record | None:
     return message(role, said, session_id=state.session_id, cwd=state.cwd, at=at, tools=tools,
                    sidechain=state.sidechain)

@@ -10,12 +10,18 @@ import json
 import re
 from collections.abc import Iterator
 
+TYPE_CHECKING = False  # importing typing costs every start ~2 ms
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+    from solograph.sessions.records import Record
+
 Line = tuple[int, object, str]  # (end offset, record or None, problem)
 _ISO = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d")
 _ABSOLUTE = re.compile(r"/|[A-Za-z]:[\\/]")
 
 
-def json_lines(fh, offset: int) -> Iterator[tuple[int, dict | None, str]]:
+def json_lines(fh: BinaryIO, offset: int) -> Iterator[tuple[int, dict | None, str]]:
     """(end offset, the JSON object or None, problem) for every whole line from `offset`;
     blank lines are skipped, a half-written last line waits for the next read."""
     from solograph.sessions.records import read_line, whole_lines
@@ -65,7 +71,7 @@ def tool(name: object, args: object) -> tuple[str, dict[str, str]]:
 
 def message(role: str, raw: str, *, uuid: str = "", session_id: str = "", cwd: str = "",
             at: str = "", tools: list | None = None, sidechain: bool = False,
-            kind: str = ""):
+            kind: str = "") -> Record | None:
     """A conversation record, or None when it holds neither words nor a tool call."""
     from solograph.sessions.records import Record
 
@@ -82,7 +88,7 @@ def message(role: str, raw: str, *, uuid: str = "", session_id: str = "", cwd: s
                   tools=tools, sidechain=sidechain)
 
 
-def title(kind: str, raw: str, session_id: str = ""):
+def title(kind: str, raw: str, session_id: str = "") -> Record | None:
     """A title record: `custom-title` (the user named it) or `ai-title` (the agent did)."""
     from solograph.sessions.records import Record
 

@@ -27,6 +27,7 @@ from solograph.sessions.agents.common import json_lines, message, text, tool
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import BinaryIO
 
     from solograph.config import Settings
 
@@ -56,7 +57,7 @@ def units(location: Path, denied: list[str]) -> Iterator[Unit]:
             yield unit
 
 
-def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, str]]:
+def records(unit: Unit | None, fh: BinaryIO, offset: int) -> Iterator[tuple[int, object, str]]:
     # The folder (or the flat file) is named by the session's id, which session.start repeats.
     parts = unit.key.split("/") if unit is not None else []
     session_id = (parts[1].removesuffix(".jsonl") if len(parts) > 1 else "")

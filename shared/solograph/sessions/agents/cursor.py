@@ -31,6 +31,7 @@ from solograph.sessions.agents.common import iso_ms, json_lines, message, text, 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import BinaryIO
 
     from solograph.config import Settings
 
@@ -80,7 +81,7 @@ def where(unit: Unit) -> tuple[str, str, bool]:
     return tail[-1].removesuffix(".jsonl") if tail else "", decode(project), False
 
 
-def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, str]]:
+def records(unit: Unit | None, fh: BinaryIO, offset: int) -> Iterator[tuple[int, object, str]]:
     session_id, cwd, sidechain = where(unit) if unit is not None else ("", "", False)
     at = iso_ms(unit.mtime_ns // 1_000_000) if unit is not None else ""
     for end, obj, problem in json_lines(fh, offset):

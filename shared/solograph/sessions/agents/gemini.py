@@ -24,7 +24,7 @@ Resume: `gemini --resume <session id>`, from the project's folder (`gemini --hel
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 from solograph.sessions.agents import Unit, file_unit, listing
 from solograph.sessions.agents.common import (
@@ -39,8 +39,10 @@ from solograph.sessions.agents.common import (
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import BinaryIO
 
     from solograph.config import Settings
+    from solograph.sessions.records import Record
 
 NAME = "gemini"
 TITLE = "Gemini CLI"
@@ -73,7 +75,8 @@ def units(location: Path, denied: list[str]) -> Iterator[Unit]:
                     yield unit
 
 
-def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, str]]:
+def records(unit: Unit | None, fh: BinaryIO | None,
+            offset: int) -> Iterator[tuple[int, object, str]]:
     if unit is None:
         return
     if unit.path.endswith(".jsonl"):
@@ -107,7 +110,8 @@ def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, s
         yield 0, _message(msg, session_id, cwd, bool(parent)), ""
 
 
-def _replay(path: str):
+def _replay(path: str) -> Generator[tuple[int, None, str], None,
+                                   tuple[dict, list[dict], int]]:
     """Fold the log; yields the problems of its lines as it goes, returns what it holds."""
     meta: dict = {}
     order: dict[str, dict] = {}  # id -> the message's last copy, in first-seen order
@@ -140,7 +144,7 @@ def _replay(path: str):
     return meta, list(order.values()), 0
 
 
-def _message(msg: dict, session_id: str, cwd: str, sidechain: bool):
+def _message(msg: dict, session_id: str, cwd: str, sidechain: bool) -> Record | None:
     role = "user" if msg.get("type") == "user" else "assistant"
     at = text(msg.get("timestamp"))
     uuid = text(msg.get("id"))

@@ -42,6 +42,7 @@ from solograph.sessions.agents.common import iso_ms, load_json, message, text, t
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import BinaryIO
 
     from solograph.config import Settings
 
@@ -233,7 +234,8 @@ def _db_records(unit: Unit) -> Iterator[tuple[int, object, str]]:
 # ------------------------------------------------------------------ both
 
 
-def records(unit: Unit | None, fh, offset: int) -> Iterator[tuple[int, object, str]]:
+def records(unit: Unit | None, fh: BinaryIO | None,
+            offset: int) -> Iterator[tuple[int, object, str]]:
     if unit is None:
         return
     if unit.key.startswith(f"{NAME}:{DB}/"):
