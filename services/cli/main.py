@@ -55,6 +55,8 @@ environment:
   CLAUDE_PROJECTS_PATH  Claude Code's transcripts (default ~/.claude/projects)
   KB_PATH               the knowledge base folder (the CLI's default: this folder)
   SOLOGRAPH_CLI_SERVER  off: every command in its own process (default auto: reads warm)
+  SOLOGRAPH_SEMANTIC    the meaning lane: auto (default: on when the `semantic` extra is
+                        installed), on, or off (every answer lexical)
 """
 
 # The hand-made command modules, in the order `--help` lists them.
