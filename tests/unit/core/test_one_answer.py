@@ -36,8 +36,10 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
+    # A generous sync budget: on a loaded machine a read must not leave files for later, or
+    # the answers would differ by their freshness, not by their shape.
     return Settings(home=tmp_path / "home", kb_path=make_kb(tmp_path),
-                    claude_projects=tmp_path / "claude")
+                    claude_projects=tmp_path / "claude", sync_budget_ms=60_000)
 
 
 @pytest.fixture
@@ -51,7 +53,8 @@ def portfolio(tmp_path: Path, settings: Settings) -> Settings:
 def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SOLOGRAPH_", "KB_"))}
     env.update(SOLOGRAPH_HOME=str(settings.home), KB_PATH=str(settings.kb_path),
-               SOLOGRAPH_CLI_SERVER="off", SOLOGRAPH_SEMANTIC=settings.semantic)
+               SOLOGRAPH_CLI_SERVER="off", SOLOGRAPH_SEMANTIC=settings.semantic,
+               SOLOGRAPH_SYNC_BUDGET_MS=str(settings.sync_budget_ms))
     return subprocess.run(solograph_cmd(*args), capture_output=True, text=True, timeout=60,
                           env=env)
 
@@ -69,7 +72,9 @@ async def test_a_page_read_through_kb_search_is_the_page_alone_everywhere(settin
         over_http = http.get("/v1/kb/page", params={"ref": PAGE})
         searched = http.get("/v1/kb", params={"get": PAGE})
     assert over_http.status_code == 200 and searched.status_code == 200
-    assert over_mcp == from_cli.stdout.rstrip("\n") == over_http.text == searched.text
+    answers = {"mcp": over_mcp, "cli": from_cli.stdout.rstrip("\n"), "http": over_http.text,
+               "http-search": searched.text}
+    assert len(set(answers.values())) == 1, answers
     page = json.loads(over_mcp)
     assert page["path"] == PAGE and "results" not in page and "count" not in page
     assert not result.is_error and result.structured_content == page
