@@ -52,6 +52,8 @@ environment:
   SOLOGRAPH_SCOPE       project names a scan is limited to (or `scope:` in .solograph.yaml)
   CLAUDE_PROJECTS_PATH  Claude Code's transcripts (default ~/.claude/projects)
   KB_PATH               the knowledge base folder (the CLI's default: this folder)
+  SOLOGRAPH_SEMANTIC    the meaning lane: auto (default: on when the `semantic` extra is
+                        installed), on, or off (every answer lexical)
 """
 
 # The hand-made command modules, in the order `--help` lists them.

@@ -56,6 +56,25 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", Formatter)
         super().__init__(*args, **kwargs)
 
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        """A word outside the choices (a command, `--format`) gets the nearest ones as "did
+        you mean" (argparse suggests only from Python 3.14 on)."""
+        choices = action.choices
+        if choices is None or value in choices or not isinstance(value, str):
+            super()._check_value(action, value)
+            return
+        import difflib
+
+        names = [str(c) for c in choices]
+        near = difflib.get_close_matches(value, names, n=3, cutoff=0.6)
+        if not near:
+            near = [n for n in names if n.startswith(value) or value.startswith(n)][:3]
+        if not near:
+            super()._check_value(action, value)
+            return
+        raise argparse.ArgumentError(
+            action, f"invalid choice: {value!r}, did you mean {' or '.join(map(repr, near))}?")
+
 
 def add_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the answer object as JSON")

@@ -15,6 +15,7 @@ from solograph_services.cli.output import (
     parser,
     plural,
     progress,
+    report_error,
     warn,
 )
 
@@ -87,7 +88,13 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     answer = reads.project_info(settings, command, project=getattr(args, "project", None),
                                 package=getattr(args, "package", None),
                                 name=getattr(args, "name", None))
-    return emit(args, answer, RENDER[command])
+    code = emit(args, answer, RENDER[command])
+    if command == "shared" and answer.get("package") and not answer.get("projects"):
+        # Like grep: a package no project uses is "nothing found", exit 1, said on stderr.
+        print(f"solograph: nothing found: no indexed project uses {answer['package']!r}",
+              file=sys.stderr)
+        return 1
+    return code
 
 
 def _render_symbols(a: dict) -> None:
@@ -173,13 +180,20 @@ def _scan(settings: Settings, args: argparse.Namespace) -> int:
                      registry=not args.project and not args.no_registry)
         return emit(args, {"job": job, "queued": "scan"},
                     lambda a: print(f"queued scan as job {a['job']}"))
+    from solograph.errors import UnknownProject
     from solograph.portfolio.sync import refresh_registry, scan_portfolio
 
     registry_report = None
     if not args.project and not args.no_registry:
         registry_report = refresh_registry(settings)
     bar = _progress_bar() if sys.stderr.isatty() and not args.json else None
-    report = scan_portfolio(settings, projects=args.project, progress=bar)
+    try:
+        report = scan_portfolio(settings, projects=args.project, progress=bar)
+    except UnknownProject as exc:  # a mistyped -p is a usage error (2), as argparse's are
+        if bar:
+            clear_progress()
+        report_error(exc, args)
+        return 2
     if bar:
         clear_progress()
     if registry_report is not None:

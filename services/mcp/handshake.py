@@ -13,7 +13,8 @@ sessions, their notes and indexed sources. All tools are read-only and answer co
 - session_search: past conversations (what was tried, decided or fixed before).
 - kb_search: the user's own notes and wiki (decisions, architecture, how-tos).
 - symbol_search: where a class, function or type is defined across all repositories.
-- source_search: indexed talks, launches and revenue pages (YouTube, ProductHunt, TrustMRR).
+- source_search: indexed talks, launches, revenue pages and chats (YouTube, ProductHunt, \
+TrustMRR, Telegram exports).
 - project_info: a project's stack, dependencies and size (explain, deps); portfolio stats; \
 packages shared by several projects (shared); duplicate names (dupes); the project list.
 An error answer carries a hint naming the next step."""

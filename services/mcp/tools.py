@@ -13,7 +13,7 @@ import operator
 import sys
 import types
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Union
 
 import anyio.to_thread
 import typing_extensions
@@ -140,7 +140,13 @@ def _rebuilt(kind: Any, done: dict) -> Any:
 
 
 def _field(p: Param) -> Any:
-    kind: Any = Literal[p.choices] if p.choices else p.type
+    kind: Any = p.type
     if not p.required and p.default is None:
         kind = kind | None
-    return Annotated[kind, Field(description=p.help)]
+    if not p.choices:
+        return Annotated[kind, Field(description=p.help)]
+    # The choices are listed in the schema but not enforced by the SDK: a word outside them
+    # reaches the read, whose `bad_query` error (with the choices as its hint) is what the CLI
+    # and the API answer too.
+    return Annotated[kind, Field(description=p.help,
+                                 json_schema_extra={"enum": list(p.choices)})]

@@ -26,7 +26,7 @@ from solograph import __version__, reads
 from solograph.config import Settings
 from solograph.errors import BadQuery, NotIndexed, SolographError
 from solograph.indexes import get
-from solograph.sources.answers import nothing_indexed, totals
+from solograph.sources.answers import BUILT_IN, nothing_indexed, totals
 from solograph.sources.store import HINT
 from solograph_services.common.errors import status_of
 from solograph_services.common.health import healthy, store_health
@@ -36,6 +36,8 @@ from solograph_services.search.ratelimit import RateLimit, TokenBuckets
 log = logging.getLogger("solograph.search")
 
 DEFAULT_N = 10
+# What an empty index says, without the index's path (the API may be shared with a team).
+EMPTY = "nothing indexed yet: " + HINT
 JSON = (b"content-type", b"application/json")
 
 
@@ -92,15 +94,24 @@ class SearchApp:
         try:
             answer = reads.source_search(self.settings, params.get("q", ""), action="search",
                                          source=params.get("source") or None, limit=limit)
-        except NotIndexed as exc:  # nothing indexed yet is no result, not an engine error
-            answer = nothing_indexed(params.get("q", ""), source=params.get("source"),
-                                     note=exc.message)
+        except NotIndexed:  # nothing indexed yet is no result, not an engine error
+            source = params.get("source") or None
+            if source:
+                _known(source)
+            answer = nothing_indexed(params.get("q", ""), source=source, note=EMPTY)
         return 200, reads.to_json(answer).encode()
 
     def sources(self, params: dict[str, str]) -> tuple[int, bytes]:
         limit = _int(params.get("n") or params.get("limit"), DEFAULT_N, self.settings.max_results)
-        answer = reads.source_search(self.settings, action="list",
-                                     source=params.get("source") or None, limit=limit)
+        source = params.get("source") or None
+        try:
+            answer = reads.source_search(self.settings, action="list", source=source,
+                                         limit=limit)
+        except NotIndexed:  # as the replaced API answered: an empty list, and no path
+            if source:
+                _known(source)
+            answer = {"action": "list", "source": source, "count": 0, "sources": [],
+                      "note": EMPTY}
         return 200, reads.to_json(answer).encode()
 
     def openapi(self, params: dict[str, str]) -> tuple[int, bytes]:
@@ -120,8 +131,16 @@ class SearchApp:
                 "sources": len(counts), "empty": not counts, "ok": ok,
                 "version": __version__, "service": "search", "index": store}
         if ok and not counts:
-            body["note"] = "nothing indexed yet: " + HINT
+            body["note"] = EMPTY
         return (200 if ok else 503), reads.to_json(body).encode()
+
+
+def _known(source: str) -> None:
+    """Before anything is indexed, the sources this code can index are the ones available; any
+    other is the 400 `{"error", "available"}` the replaced API gave."""
+    if source.strip().lower() not in BUILT_IN:
+        raise BadQuery(f"unknown source {source!r}", hint=f"use one of: {', '.join(BUILT_IN)}",
+                       available=list(BUILT_IN))
 
 
 def _counts(settings: Settings) -> tuple[dict[str, int], int]:

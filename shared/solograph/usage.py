@@ -65,6 +65,8 @@ def result_ids(answer: dict | None, n: int = 3) -> list[str]:
     """The first ids of an answer, whatever the index: symbols, sessions, pages, sources."""
     if not answer:
         return []
+    if _one_page(answer):
+        return [str(answer["path"])]
     out = []
     for item in answer.get("results") or []:
         if not isinstance(item, dict):
@@ -79,6 +81,11 @@ def result_ids(answer: dict | None, n: int = 3) -> list[str]:
         if len(out) >= n:
             break
     return out
+
+
+def _one_page(answer: object) -> bool:
+    return (isinstance(answer, dict) and "results" not in answer
+            and isinstance(answer.get("text"), str) and isinstance(answer.get("path"), str))
 
 
 class UsageLog(Record):
@@ -101,6 +108,8 @@ class UsageLog(Record):
         count = answer.get("count") if isinstance(answer, dict) else None
         if count is None and isinstance(answer, dict) and isinstance(answer.get("results"), list):
             count = len(answer["results"])
+        if count is None and _one_page(answer):
+            count = 1  # a page read whole (kb_search `get`) found what was asked
         self._write({"kind": "tool", "tool": tool, "args": _redact_args(args),
                      "count": count, "ids": result_ids(answer), "bytes": size,
                      "ms": round(ms, 2), "client": client, "session": session, "error": error})

@@ -51,6 +51,7 @@ CASES = [
     ("kb_search", {"query": "recipe units", "path": "wiki", "limit": 3}),
     ("kb_search", {"query": 'NEAR("sandbox" OR) *draw'}),
     ("kb_search", {"query": "!!!"}),
+    ("kb_search", {"get": "wiki/recipe-box.md"}),  # the page alone, as `kb get --json`
     ("source_search", {"query": "pricing tiers"}),
     ("source_search", {"query": "pricing tiers", "source": "youtube", "limit": 3}),
     ("source_search", {"action": "list"}),
@@ -170,6 +171,8 @@ def via_cli(settings: Settings, tool: str, args: dict) -> str:
                           ("agent", "--agent")):
             if key in args:
                 argv += [flag, str(args[key])]
+    elif tool == "kb_search" and "get" in args:
+        argv = ["kb", "get", args["get"]]
     elif tool == "kb_search":
         argv = ["kb", args["query"]]
         if "path" in args:
@@ -198,7 +201,7 @@ def via_api(base: str, tool: str, args: dict) -> str:
         params = {"q": args["query"], **{k: v for k, v in args.items() if k != "query"}}
         url = f"{base}/v1/symbols?{urlencode(params)}"
     elif tool in ("kb_search", "session_search"):
-        params = {"q": args["query"], **{k: v for k, v in args.items() if k != "query"}}
+        params = {("q" if k == "query" else k): v for k, v in args.items()}
         url = f"{base}/v1/{'kb' if tool == 'kb_search' else 'sessions'}?{urlencode(params)}"
     elif tool == "source_search":
         params = {("q" if k == "query" else k): v for k, v in args.items()}

@@ -92,13 +92,13 @@ EARLY = [  # requests the early server answers itself, each as the SDK would
     call(9, "kb_search"),  # no query: the domain error
     call(10, "project_info", {"action": "explain", "project": "no-such-project"}),
     call(11, "session_search", {"query": "tokens"}),
+    call(12, "project_info", {"action": "no-such-action"}),  # the read's bad_query, as the SDK's
 ]
 LEFT_TO_THE_SDK = [
     call(20, "symbol_search", {"query": "auth", "limit": "2"}),  # the SDK coerces or refuses
     call(21, "symbol_search", {"query": "auth", "unknown": 1}),
     call(22, "symbol_search", {"limit": 2}),  # a required argument missing
     call(23, "no_such_tool", {}),
-    call(24, "project_info", {"action": "no-such-action"}),
     {"jsonrpc": "2.0", "id": 25, "method": "tools/list", "params": {"cursor": "x"}},
     {"jsonrpc": "2.0", "id": 26, "method": "resources/read", "params": {"uri": "x://y"}},
     {"jsonrpc": "2.0", "id": 27, "method": "tools/call", "params": "not an object"},

@@ -149,6 +149,16 @@ def test_the_json_of_the_search_api_it_replaced(server, indexed):
     assert "youtube-transcript" in kinds and "producthunt" in kinds
     ranked = [h["relevance"] for h in found["results"] if h["match"] == "all"]
     assert ranked == sorted(ranked, reverse=True)  # it orders as the score does
+    # `tags` a comma-separated string on every hit; a talk's chunk says its chapter and second
+    assert all(isinstance(h["tags"], str) for h in found["results"])
+    talk = next(h for h in found["results"] if h["source_type"] == "youtube-transcript")
+    assert "pricing" in talk["tags"].split(", ")
+    assert (talk["chapter"], talk["start_time"], talk["start_seconds"]) == (
+        "Pricing tiers", "2:20", 140.0) and talk["t"] == 140
+    status, sources = get("/sources")
+    tube = next(s for s in sources["sources"] if s["source"] == "youtube")
+    assert tube["videos"] == 2 and tube["video_chunks"] == tube["documents"] - 2  # no @about
+    assert all(s["path"] == "search.db" for s in sources["sources"])
     status, unknown = get("/search?q=pricing&source=vimeo")
     assert status == 400 and unknown["available"] == [
         "producthunt", "telegram", "trustmrr", "youtube"]
@@ -162,7 +172,15 @@ def test_an_empty_index_is_no_result_for_searxng(tmp_path):
     client = TestClient(create_app(empty), base_url=LOCAL)
     response = client.get("/search", params={"q": "pricing"})
     assert response.status_code == 200 and response.json()["results"] == []
-    assert "no sources indexed yet" in response.json()["note"]
+    assert "nothing indexed yet" in response.json()["note"]
+    listed = client.get("/sources")
+    assert listed.status_code == 200 and listed.json()["sources"] == []  # as the replaced API
+    unknown = client.get("/search", params={"q": "pricing", "source": "vimeo"})
+    assert unknown.status_code == 400 and unknown.json()["error"] == "bad_query"
+    assert unknown.json()["available"] == ["producthunt", "telegram", "trustmrr", "youtube"]
+    assert client.get("/sources", params={"source": "vimeo"}).status_code == 400
+    for body in (response.text, listed.text, unknown.text):  # the home stays the server's
+        assert str(tmp_path) not in body and "search.db" not in body
     engine = JsonEngine(engine_block(8002))
     assert engine.response(response.status_code, response.text) == []
     assert client.get("/search", params={"q": "pricing", "source": "youtube"}).status_code == 200

@@ -29,7 +29,8 @@ INDEX = Index(
                   "or `solograph index-kb` (or the worker) reads them"),
     answers=(
         Answer(
-            name="kb_search", run=_RUN + "kb_search", schema="solograph.kb.shapes:KbSearch",
+            name="kb_search", run=_RUN + "kb_search",
+            schema="solograph.kb.shapes:KbSearchOrPage",
             params=(
                 Param("query", str, 'words to find, e.g. "privacy architecture"', None,
                       http="q"),
@@ -46,14 +47,17 @@ INDEX = Index(
                 "Full-text search over the user's own notes and wiki (markdown): decisions, "
                 "architecture, how-tos. Example: {\"query\": \"privacy architecture\"}. "
                 "To read a hit whole, pass its path as `get` (a section: "
-                "{\"get\": \"wiki/x.md#Setup\"}); the answer's `page` holds its text."),
+                "{\"get\": \"wiki/x.md#Setup\"}); the answer is then the page alone, its text "
+                "in `text`."),
             route="/v1/kb", always_load=True, meaning="solograph.kb.meaning:SEARCH"),
         Answer(
             name="kb_get", run=_RUN + "kb_get", schema="solograph.kb.shapes:KbPage",
             params=(Param("ref", str, "wiki/x.md or wiki/x.md#Heading", max_length=1000),),
             title="Read one KB page or section",
             description="One page of the knowledge base, or one section with `#Heading`.",
-            route="/v1/kb/page", tool=False),
+            # The KB's meaning side, though it never fuses: its freshness then says what waits
+            # to be embedded, as kb_search's `get` (the same page) does.
+            route="/v1/kb/page", tool=False, meaning="solograph.kb.meaning:SEARCH"),
         Answer(
             name="kb_graph", run=_RUN + "kb_graph",
             params=(

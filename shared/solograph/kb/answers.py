@@ -25,10 +25,10 @@ def kb_search(kb: KbIndex, *, query: str | None = None, path: str | None = None,
               get: str | None = None) -> dict:
     """Pages of the knowledge base for the query, each with its best section; with no path
     the whole KB and the wiki in turn; `expand` adds up to 3 pages the hits link to most;
-    `get` reads one page (or `#Heading` section) whole instead, as `page`."""
+    `get` reads one page (or `#Heading` section) whole instead: the answer is then the page
+    alone, exactly what `kb_get` answers, so `kb get --json` and the tool agree."""
     if get is not None and get.strip():
-        return {"query": query, "path": path, "pages": pages, "count": 0, "respelled": {},
-                "aliases": {}, "results": [], "page": kb_get(kb, ref=get)}
+        return kb_get(kb, ref=get)
     if not query or not query.strip():
         raise BadQuery("empty query", hint='give words the notes hold: "privacy architecture"'
                        ', or `get` with a page\'s path to read it')

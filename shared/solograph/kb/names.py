@@ -47,20 +47,31 @@ def title_names(title: str) -> list[str]:
     return [title, found.group(1), found.group(2)] if found else [title]
 
 
+# File names that name no page: every folder of a wiki may hold one.
+GENERIC_FILES = frozenset(("index", "readme", "overview", "glossary", "log", "home", "_index",
+                           "contents", "summary", "changelog", "todo", "notes"))
+
+
 class Name(Frozen):
     stems: tuple[str, ...]
     whole_words: bool  # only whole words count (an alias); a title's may extend query words
-    kind: int  # 0 the title, 1 an alias, 2 a part of the title
+    kind: int  # 0 the title, 1 an alias, 2 a part of the title, 3 the file name
 
 
 class Names(Frozen):
     names: tuple[Name, ...]
 
     @classmethod
-    def of(cls, title: str, aliases: Iterable[str]) -> Names:
+    def of(cls, title: str, aliases: Iterable[str], path: str = "") -> Names:
         out = [Name(name_stems(t), False, 0 if i == 0 else 2)
                for i, t in enumerate(title_names(title))]
         out += [Name(name_stems(a), True, 1) for a in aliases if not is_address(a)]
+        # The file name is a name too, the one [[links]] use: in a bilingual wiki the Russian
+        # page `Двойная трата` is `double-spend.md`, which an English title names, where a
+        # glossary or an index that lists both would otherwise come first.
+        slug = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        if slug.casefold() not in GENERIC_FILES:
+            out.append(Name(name_stems(slug.replace("-", " ").replace("_", " ")), True, 3))
         return cls(tuple(n for n in out if n.stems))
 
 
@@ -102,9 +113,12 @@ def grade(names: Names, readings: list[set[str]], everything: set[str],
 def names_of(conn: sqlite3.Connection, docs: list[int]) -> dict[int, Names]:
     if not docs:
         return {}
-    rows = conn.execute(f"SELECT id, title, aliases FROM docs WHERE id IN "
+    rows = conn.execute(f"SELECT id, title, aliases, path, in_pages FROM docs WHERE id IN "
                         f"({','.join('?' * len(docs))})", docs)
-    return {doc: Names.of(title, json.loads(aliases or "[]")) for doc, title, aliases in rows}
+    # Only a wiki page's file name is a name: notes and sources elsewhere are named by
+    # whatever saved them (a clipped article's slug is its source's, not the KB's).
+    return {doc: Names.of(title, json.loads(aliases or "[]"), path if in_pages else "")
+            for doc, title, aliases, path, in_pages in rows}
 
 
 def covered(names: Names, readings: list[set[str]], everything: set[str]) -> bool:

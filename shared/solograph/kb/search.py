@@ -25,6 +25,7 @@ from solograph.text.tokens import STOPWORDS, fts_term, query_terms, stem, words
 
 MAX_LIMIT = 50
 SNIPPET = 240
+HUB_LINKS, HUB_SHARE, HUB_WEIGHT = 30, 0.5, 0.5
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -120,9 +121,27 @@ def rank(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
     for doc, s in ranked:
         if doc in found and covered(found[doc], readings, everything):
             s.coverage = 1.0
+    listing = hubs(conn, [doc for doc, _ in ranked])
     graded = sorted((grade(found[doc], readings, everything) if doc in found else (3, 0, 0),
-                     s.total, doc) for doc, s in ranked)
+                     s.total * (HUB_WEIGHT if doc in listing else 1.0), doc)
+                    for doc, s in ranked)
     return [(doc, total) for _, total, doc in graded[:limit]]
+
+
+def hubs(conn: sqlite3.Connection, docs: list[int]) -> set[int]:
+    """The pages among `docs` that link to many pages (an index, an overview, a link map):
+    HUB_LINKS pages, or in a small wiki HUB_SHARE of its pages (never fewer than 10): a
+    timeline or a history page linking 25 of 164 is no hub. They hold every page's words in
+    their lists, so they must not outrank the page asked for on words they only list: their
+    score counts HUB_WEIGHT of itself, and a page the query names still comes first."""
+    if not docs:
+        return set()
+    pages = conn.execute("SELECT COUNT(*) FROM docs WHERE in_pages = 1").fetchone()[0] or \
+        conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
+    least = min(HUB_LINKS, max(10, HUB_SHARE * pages))
+    return {src for src, n in conn.execute(
+        f"SELECT src, COUNT(DISTINCT dst) FROM links WHERE dst IS NOT NULL AND src IN "
+        f"({','.join('?' * len(docs))}) GROUP BY src", docs) if n >= least}
 
 
 def translated(query: Query) -> set[str]:

@@ -48,10 +48,36 @@ class KbSearch(TypedDict):
     aliases: dict[str, str]
     results: list[PageHit]
     expanded: NotRequired[list[dict]]
-    page: NotRequired[PageText]  # with `get`: the page or section read, instead of results
     warnings: NotRequired[list[str]]
     freshness: Freshness
     note: NotRequired[str]
+
+
+class KbSearchOrPage(TypedDict, total=False):
+    """The kb_search tool's output: a search (KbSearch), or with `get` the page alone (KbPage).
+    One object type with every field optional, because an MCP output schema is one object."""
+    query: str | None
+    path: str | None
+    pages: bool
+    count: int
+    respelled: dict[str, str]
+    aliases: dict[str, str] | list
+    results: list[PageHit]
+    expanded: list[dict]
+    warnings: list[str]
+    title: str
+    description: str
+    index_line: str
+    tags: list
+    problem: str
+    section: str
+    line: int
+    text: str
+    headings: list[str]
+    links: list[dict]
+    backlinks: list[dict]
+    freshness: Freshness
+    note: str
 
 
 class InboxDoc(TypedDict):

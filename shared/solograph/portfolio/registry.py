@@ -100,8 +100,17 @@ def _project(row: sqlite3.Row) -> Project:
 
 
 def get_project(conn: sqlite3.Connection, name: str) -> Project:
+    """A project by its name, or by its checkout's path (`-p ~/projects/app`)."""
     row = conn.execute("SELECT id, name, path, removed, scanned_at FROM projects "
                        "WHERE name = ?", (name,)).fetchone()
+    if row is None and ("/" in name or name.startswith(("~", "."))):
+        where = str(Path(name).expanduser().resolve())
+        row = conn.execute("SELECT id, name, path, removed, scanned_at FROM projects "
+                           "WHERE path = ?", (where,)).fetchone()
+        if row is None:
+            hint = (f"register it with `solograph registry --add {shlex.quote(where)}`"
+                    if Path(where).is_dir() else f"there is no folder {where}")
+            raise UnknownProject(f"no registered project at {name!r}", hint=hint)
     if row is not None and row["removed"]:
         raise UnknownProject(
             f"project {name!r} was taken out of the registry (`registry --remove`)",
@@ -114,8 +123,12 @@ def get_project(conn: sqlite3.Connection, name: str) -> Project:
 
 
 def _suggest(conn: sqlite3.Connection, name: str) -> str:
+    import difflib
+
     names = [r[0] for r in conn.execute("SELECT name FROM projects WHERE removed = 0")]
     close = [n for n in names if name.lower() in n.lower() or n.lower() in name.lower()]
+    close += [n for n in difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+              if n not in close]  # a typo: one letter wrong, missing or swapped
     return f"did you mean: {', '.join(sorted(close)[:5])}?" if close else ""
 
 

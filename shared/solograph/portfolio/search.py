@@ -74,6 +74,15 @@ _TEST_FILE = re.compile(r"^(?:test_.*\.py|.*_test\.(?:py|go|rb|exs?)|.*_spec\.rb
 _SPELT = re.compile(r"[A-Z_]|\d|[^\W_][-.][^\W_]")  # a spelling that says something
 
 
+_TEST_NAME = re.compile(r"^(?:test|Test|TEST)")
+
+
+def is_test_case(path: str, name: str, scope: str) -> bool:
+    """A test itself (`test_confirmation_prompt`, `TestExecute`, a function inside one), in a
+    test file: it is named after what it tests, which is what a search for those words wants."""
+    return is_test_path(path) and bool(_TEST_NAME.match(name) or _TEST_NAME.match(scope))
+
+
 @lru_cache(maxsize=8192)
 def is_test_path(path: str) -> bool:
     """Whether a file is a test: under a test folder, or named as test runners find tests."""
@@ -95,19 +104,21 @@ def spelling(typed: str, name: str, scope: str) -> int:
 
 def _exact_ids(conn: sqlite3.Connection, query: str, key: str, extra: tuple,
                limit: int) -> list[int]:
-    """Definitions named exactly by the query in any spelling: the name alone (`escape`), or
-    the enclosing scope then the name (`color parse` is Color.parse)."""
+    """Definitions named exactly by the query in any spelling: the name alone (`escape`), the
+    enclosing scope then the name (`color parse` is Color.parse), or the name then its scope,
+    as a sentence says it (`execute command` is Command.Execute)."""
     by_project = "AND project_id = ? " if extra else ""
     ids = [r[0] for r in conn.execute(
         f"SELECT id FROM symbols WHERE name_key = ? {by_project}LIMIT ?", (key, *extra, limit))]
     parts = words(query)
     for cut in range(1, min(len(parts), 5)):
-        scope_key, name_key = "".join(parts[:cut]), "".join(parts[cut:])
-        for row in conn.execute(
-                f"SELECT id, scope FROM symbols WHERE name_key = ? AND scope != '' {by_project}"
-                "LIMIT 500", (name_key, *extra)):
-            if fold_name(row[1].rsplit(".", 1)[-1]) == scope_key:
-                ids.append(row[0])
+        head, tail = "".join(parts[:cut]), "".join(parts[cut:])
+        for scope_key, name_key in ((head, tail), (tail, head)):
+            for row in conn.execute(
+                    f"SELECT id, scope FROM symbols WHERE name_key = ? AND scope != '' "
+                    f"{by_project}LIMIT 500", (name_key, *extra)):
+                if fold_name(row[1].rsplit(".", 1)[-1]) == scope_key and row[0] not in ids:
+                    ids.append(row[0])
     return ids[:limit]
 
 
@@ -159,8 +170,13 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
         # An exact hit keeps the BM25 it has among the all-words hits, for a stable order.
         collect(0, sorted(rows, key=lambda r: ranks.get(r["id"], 0.0)))
     collect(1, all_rows)
+
+    def wanting() -> bool:  # tests come after every other hit: they do not fill the answer
+        return sum(not is_test_case(r["path"], r["name"], r["scope"])
+                   for _, _, r in hits.values()) < limit
+
     counts: dict[str, int] = {}
-    if len(hits) < limit:  # one count per word serves both tiers below
+    if wanting():  # one count per word serves both tiers below
         counts = {t: doc_count(conn, "symbols_fts", t, cap=COMMON) for t in terms}
         respelt = {t: respell(conn, "symbols_fts", "symbols_vocab", t, docs=counts[t])
                    for t in terms}
@@ -169,7 +185,7 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
                 f"({fts_term(t)} OR {fts_term(a)})" if a else fts_term(t)
                 for t, a in respelt.items())
             collect(2, _top(conn, either, project_id, limit * 2))
-    some = _some(terms, counts, project_id) if len(hits) < limit and len(terms) > 1 else ""
+    some = _some(terms, counts, project_id) if wanting() and len(terms) > 1 else ""
     if some:
         collect(3, _top(conn, some, project_id, limit * 2))
 
@@ -177,7 +193,10 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
 
     def order(hit: tuple[int, float, sqlite3.Row]) -> tuple:
         tier, rank, row = hit
+        # A test (`test_confirmation_prompt`) holding every word still comes after the
+        # source holding some of them (`confirm`, `prompt`), unless it is named exactly.
         return (spelling(typed, row["name"], row["scope"]) if tier == 0 else 2,
+                tier > 0 and is_test_case(row["path"], row["name"], row["scope"]),
                 GROUPS[tier], is_test_path(row["path"]) if tier < 2 else False, tier,
                 ranks.get(row["id"], rank), row["project"], row["path"], row["line"])
 

@@ -91,5 +91,23 @@ def _folders(cwd: str) -> list[str]:
 
 
 
+def platform_temp_roots() -> tuple[str, ...]:
+    """This machine's temporary folder (`tempfile.gettempdir()`: TMPDIR, TEMP, TMP, else the
+    platform's, such as macOS's per-user /var/folders/.../T), as given and with its links
+    resolved; never `/` or a folder holding the home (a TMPDIR pointed there would keep every
+    session out)."""
+    import tempfile
+
+    home = os.path.realpath(os.path.expanduser("~"))
+    roots = []
+    for root in (given := tempfile.gettempdir(), os.path.realpath(given)):
+        root = root.rstrip("/")
+        if root and root not in roots and not (home + "/").startswith(
+                os.path.realpath(root) + "/"):
+            roots.append(root)
+    return tuple(roots)
+
+
 def default_policy() -> Policy:
-    return Policy(temp_roots=TEMP_ROOTS, temp_parts=TEMP_PARTS, markers=PRIVATE_MARKERS)
+    roots = TEMP_ROOTS + tuple(r for r in platform_temp_roots() if r not in TEMP_ROOTS)
+    return Policy(temp_roots=roots, temp_parts=TEMP_PARTS, markers=PRIVATE_MARKERS)

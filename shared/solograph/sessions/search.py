@@ -9,9 +9,11 @@ text/ids.py). Sessions come in passes, in turn:
 1. the query as one phrase, when it is a few words around an identifier (`spotter 4te 2`);
 2. each identifier as a phrase of its parts (`spotter_0p7`, `annotation-message-ref`: parts
    alone match anywhere), every other word somewhere in the session;
-3. every word as written, somewhere in the session;
-4. every word in either spelling (so a session holding the typo verbatim still comes first);
-5. any word.
+3. each rare identifier (a phrase or a run-together word held by at most a quarter of the
+   sessions), whatever other words the session lacks: it outweighs the ordinary words;
+4. every word as written, somewhere in the session;
+5. every word in either spelling (so a session holding the typo verbatim still comes first);
+6. any word (for a query naming an identifier, those holding more of its IDF weight first).
 
 Within a pass, a session where one message holds every word comes first, then one where one
 chunk (a window of the conversation) does, then the rest: sibling sessions of one project
@@ -22,7 +24,9 @@ which it is) is left out: its own prompt holds the very words searched.
 
 from __future__ import annotations
 
+import math
 import sqlite3
+from collections.abc import Callable
 
 from solograph.frozen import Frozen
 from solograph.limits import bounded
@@ -33,7 +37,8 @@ from solograph.text.spelling import doc_count, respell
 from solograph.text.tokens import fts_term, query_terms, stem, words
 
 MAX_LIMIT = 100
-MATCH = ("phrase", "phrase", "all", "respelled", "some")
+MATCH = ("phrase", "phrase", "phrase", "all", "respelled", "some")
+RARE_ID = 0.25  # an identifier held by at most this share of the sessions names its session
 NEAR_CHUNKS = 400  # chunks holding every word looked at for the one-message test, at most
 NEAR_SESSIONS = 3  # sessions looked at per result asked for
 NEAR_READ = 3  # chunks of one session whose messages are read
@@ -128,9 +133,13 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10,
         else set()
     whole = holding[terms.whole] if terms.whole else set()
 
+    held, rare = _weighed(conn, terms, holding, scope)
+    named = set.intersection(*rare) if rare else set()
+
     def tier(session: int) -> int:
         return (0 if session in whole else 1 if session in phrased else
-                2 if session in as_written else 3 if session in either else 4)
+                2 if session in named else 3 if session in as_written else
+                4 if session in either else 5)
 
     # Closeness only reorders sessions within a pass: look at those that can reach the answer.
     contenders = {x for _, _, x in sorted((tier(x), r, x) for x, (r, _) in best.items()
@@ -139,10 +148,44 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10,
     for session, found in near.items():  # show the place where the words meet
         if found is not None:
             best[session] = (best[session][0], found[0])
-    ranked = sorted((tier(s), _closeness(near, s), rank, s, chunk)
+    # Within a pass of a query naming an identifier, a session holding more of the query's
+    # weight comes first (the identifier, the rarer words); sessions holding every word hold
+    # all of it, so their order is BM25's. A question in plain words keeps BM25's order: its
+    # answer often holds few of its words, and the rarest of them are the asker's, not the
+    # transcript's.
+    weighed = bool(terms.phrases) or any(" " in a for a in terms.respelled.values())
+    ranked = sorted((tier(s), -held(s) if weighed else 0.0, _closeness(near, s), rank, s, chunk)
                     for s, (rank, chunk) in best.items())[:limit]
     return terms, [_hit(conn, terms, t, rank, s, chunk, near.get(s))
-                   for t, _, rank, s, chunk in ranked]
+                   for t, _, _, rank, s, chunk in ranked]
+
+
+def _weighed(conn: sqlite3.Connection, terms: Terms, holding: dict[str, set[int]],
+             scope: Scope) -> tuple[Callable[[int], float], list[set[int]]]:
+    """(session -> the share of the query's weight it holds, the sessions holding each rare
+    identifier). The units weighed are each identifier as its phrase (its pieces, `acm 7 qk 2`,
+    match anywhere alone) and each other word in either spelling, each by its rarity over the
+    sessions (BM25's IDF). An identifier (a phrase, or a run-together word the index holds only
+    in pieces) is rare when at most a RARE_ID share of the sessions hold it: naming it then
+    outweighs every ordinary word (the every-word pass)."""
+    where = f"WHERE {scope.where}" if scope.where else ""
+    total = conn.execute(f"SELECT COUNT(*) FROM sessions s {where}", scope.params).fetchone()[0]
+    pieces = {w for p in terms.phrases for w in p.split()}
+    units = [holding[p] for p in terms.phrases]
+    rare = [u for u in units if len(u) <= RARE_ID * total]
+    for stem_ in terms.stems:
+        if stem_ not in pieces:
+            unit = set().union(*(holding[x] for x in terms.spellings(stem_)))
+            units.append(unit)
+            if " " in terms.respelled.get(stem_, "") and len(unit) <= RARE_ID * total:
+                rare.append(unit)
+    weights = [math.log(1 + (total - len(u) + 0.5) / (len(u) + 0.5)) for u in units]
+    whole = sum(weights) or 1.0
+
+    def held(session: int) -> float:
+        return round(sum(w for u, w in zip(units, weights, strict=True) if session in u)
+                     / whole, 9)
+    return held, rare
 
 
 def _fts(term: str) -> str:

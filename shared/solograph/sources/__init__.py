@@ -40,7 +40,8 @@ INDEX = Index(
             title="Search talks, launches and revenue pages",
             description=(
                 "Indexed external sources: YouTube talk transcripts, ProductHunt launches, "
-                "TrustMRR revenue pages. action: search (default), list, tags, related. "
+                "TrustMRR revenue pages, Telegram chat exports. action: search (default), list, "
+                "tags, related. "
                 "Example: {\"query\": \"pricing tiers\", \"source\": \"youtube\"}."),
             route="/v1/sources", sync=False,
             meaning="solograph.sources.meaning:SEARCH"),

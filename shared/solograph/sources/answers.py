@@ -87,6 +87,7 @@ def list_sources(conn: sqlite3.Connection, *, source: str | None = None, limit: 
     if source:
         check_source(source)
     sources = []
+    store = _store_name(conn)
     for row in conn.execute(
             "SELECT source, COUNT(*) AS documents, COUNT(DISTINCT COALESCE(video, key)) AS items, "
             "MAX(indexed_at) AS last FROM documents " + ("WHERE source = ? " if source else "")
@@ -94,17 +95,32 @@ def list_sources(conn: sqlite3.Connection, *, source: str | None = None, limit: 
         run = conn.execute("SELECT target, finished_at, indexed, problems FROM runs "
                            "WHERE source = ? ORDER BY finished_at DESC LIMIT 1",
                            (row["source"],)).fetchone()
-        sources.append({
+        entry = {
             "source": row["source"], "count": row["items"], "documents": row["documents"],
-            "items": row["items"],
+            "items": row["items"], "path": store,
             "last_indexed": iso(row["last"]),
             "last_run": None if run is None else {
                 "target": run["target"], "finished": iso(run["finished_at"]),
-                "indexed": run["indexed"], "problems": len(json.loads(run["problems"]))}})
+                "indexed": run["indexed"], "problems": len(json.loads(run["problems"]))}}
+        if row["source"] == "youtube":  # the replaced API's video and chunk counts
+            entry["videos"] = row["items"]
+            entry["video_chunks"] = conn.execute(
+                "SELECT COUNT(*) FROM documents WHERE source = 'youtube' AND video IS NOT NULL "
+                "AND key NOT LIKE '%@about'").fetchone()[0]
+        sources.append(entry)
     out: dict = {"action": "list", "source": source, "count": len(sources), "sources": sources}
     if source:
         out["results"] = _newest(conn, source, limit)
     return out
+
+
+def _store_name(conn: sqlite3.Connection) -> str:
+    """The index file's name: `path` as the replaced API named each source's store, without
+    the folder, which would tell a team's clients where the server's home is."""
+    from pathlib import PurePath
+
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return PurePath(row[2]).name if row and row[2] else ""
 
 
 def _newest(conn: sqlite3.Connection, source: str, limit: int) -> list[dict]:

@@ -84,18 +84,24 @@ def _result(conn: sqlite3.Connection, doc: int, score: float, match: str,
                                                                  row["video"]),
                 "source_name": row["source"], "created": row["date"],
                 "relevance": relevance(-score)})
+    # `tags` is one comma-separated string on every hit, as the replaced API gave it.
+    out["tags"] = ""
     if row["video"]:
         out["video"] = row["video"]
         if "start" in meta:
             out["t"] = meta["start"]
+            # A chunk's place in its talk, under the replaced API's names.
+            out.update({"chapter": meta.get("chapter", ""), "start_time": meta.get("clock", ""),
+                        "start_seconds": float(meta["start"])})
         out["channel"] = meta.get("channel", "")
-        out["tags"] = [r[0] for r in conn.execute(
+        out["tags"] = ", ".join(r[0] for r in conn.execute(
             "SELECT tag FROM video_tags WHERE video = ? ORDER BY score DESC, tag",
-            (row["video"],))]
+            (row["video"],)))
     if row["upvotes"]:
         out["upvotes"] = row["upvotes"]
     extra = {k: v for k, v in meta.items()
-             if k not in ("url", "title", "content", "channel", "video_title", "start", "about")}
+             if k not in ("url", "title", "content", "channel", "video_title", "start", "about",
+                          "clock", "chapter")}
     if extra:
         out["meta"] = extra
     return out

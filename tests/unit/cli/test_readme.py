@@ -106,3 +106,29 @@ def test_every_stack_variable_is_documented():
     names = set(re.findall(r"^([A-Z][A-Z_]+)=", example, flags=re.M))
     assert len(names) > 10
     assert [n for n in sorted(names) if f"`{n}`" not in README] == []
+
+
+def test_the_first_paragraph_tells_the_meaning_lane_truthfully():
+    first = README.split("\n\n", 2)[1]
+    assert "no embedding models" not in first
+    assert "optional" in first and "solograph[semantic]" in first
+
+
+def test_the_two_claude_mcp_add_lines_use_distinct_names():
+    adds = [shlex.split(line) for line in shell_lines() if line.startswith("claude mcp add")]
+    assert len(adds) == 2
+    names = []
+    for words in adds:  # the name is the first word after the options (`-s user`, ...)
+        rest, i = words[3:], 0
+        while rest[i].startswith("-"):
+            i += 1 if rest[i] in ("--",) else 2
+        names.append(rest[i])
+    assert len(set(names)) == 2, names
+
+
+def test_help_names_the_meaning_lane_setting():
+    from solograph_services.cli.main import EPILOG
+
+    assert "SOLOGRAPH_SEMANTIC" in EPILOG
+    parser, _ = build_parser()
+    assert "SOLOGRAPH_SEMANTIC" in parser.format_help()

@@ -35,13 +35,12 @@ def kb(tmp_path: Path) -> Settings:
 
 def test_kb_search_reads_one_page_or_section_with_get(kb):
     whole = reads.kb_search(kb, get="wiki/agent-sandboxing.md")
-    assert whole["page"]["path"] == "wiki/agent-sandboxing.md" and whole["results"] == []
-    assert "Seatbelt profiles" in whole["page"]["text"]
-    section = reads.kb_search(kb, get="wiki/agent-sandboxing.md#Setup")["page"]
+    assert whole["path"] == "wiki/agent-sandboxing.md" and "results" not in whole
+    assert "Seatbelt profiles" in whole["text"]
+    section = reads.kb_search(kb, get="wiki/agent-sandboxing.md#Setup")
     assert section["section"].endswith("Setup") and "sandbox-exec" in section["text"]
     assert "Outbound network" not in section["text"]
-    assert section == {k: v for k, v in reads.kb_get(kb, "wiki/agent-sandboxing.md#Setup")
-                       .items() if k != "freshness"}
+    assert section == reads.kb_get(kb, "wiki/agent-sandboxing.md#Setup")  # the page alone
 
 
 @pytest.mark.anyio
@@ -53,9 +52,9 @@ async def test_the_tool_schema_and_description_say_get(kb):
     tool = tools["kb_search"]
     assert "get" in tool.input_schema["properties"] and "`get`" in tool.description
     assert tool.input_schema.get("required", []) == []  # a query, or a page to get
-    assert "page" in tool.output_schema["properties"]
+    assert {"results", "text"} <= set(tool.output_schema["properties"])  # a search or a page
     answer = json.loads(result.content[0].text)
-    assert answer["page"]["path"] == "wiki/recipe-box.md"
+    assert answer["path"] == "wiki/recipe-box.md" and result.structured_content == answer
 
 
 def test_the_hint_names_get_and_its_command_pastes():

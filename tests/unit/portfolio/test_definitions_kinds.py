@@ -100,7 +100,17 @@ const api = {
   getState() { return state },
   setState: (partial) => {},
 }
+const immerImpl: ImmerImpl = (initializer) => (set, get, store) => initializer(set, get, store)
+export const immer = immerImpl as unknown as Immer
+function reduxImpl(reducer, initial) { return reducer }
+export const redux = reduxImpl satisfies Redux
+const el = document.body as HTMLElement
+const settings = defaults as Settings
+function handler() { const local = immerImpl as unknown as Immer; return local }
 """
+    # A const casting a function of the module (zustand's `persist = persistImpl as unknown
+    # as Persist`) defines the name callers use; casting a value, or one the module does not
+    # define (`devtoolsImpl` above), or inside a function, does not.
     assert _tuples(extractor.extract("typescript", source)) == {
         ("create", "function", 1, ""),
         ("persist", "function", 4, ""),
@@ -109,6 +119,11 @@ const api = {
         ("cast", "function", 8, ""),
         ("getState", "method", 10, "api"),
         ("setState", "method", 11, "api"),
+        ("immerImpl", "function", 13, ""),
+        ("immer", "function", 14, ""),
+        ("reduxImpl", "function", 15, ""),
+        ("redux", "function", 16, ""),
+        ("handler", "function", 19, ""),
     }
 
 

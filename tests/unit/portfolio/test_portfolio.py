@@ -356,3 +356,44 @@ def test_source_before_tests_at_an_equal_match(settings, tmp_path):
     # spelt as typed still wins: the only `execute_command` is the test helper
     assert reads.symbol_search(settings, "execute_command")["results"][0]["name"] == \
         "execute_command"
+
+
+def test_a_test_holding_every_word_comes_after_the_source_holding_some(settings, tmp_path):
+    from tests.support.portfolio import git_init, write_tree
+
+    root = tmp_path / "projects"
+    git_init(root / "click")
+    write_tree(root / "click", {
+        "src/click/termui.py": "def prompt(text):\n    pass\n\n\ndef confirm(text):\n    pass\n",
+        "tests/test_termui.py": "def test_confirmation_prompt(runner):\n"
+                                "    def cli():\n        pass\n",
+    })
+    settings = Settings(home=tmp_path / "home", scan_paths=(root,))
+    refresh_registry(settings)
+    scan_portfolio(settings)
+    found = [r["name"] for r in reads.symbol_search(settings, "confirm prompt")["results"]]
+    assert set(found[:2]) == {"confirm", "prompt"} and "test_confirmation_prompt" in found[2:]
+    # named exactly, the test is the answer
+    assert reads.symbol_search(settings, "test confirmation prompt")["results"][0]["name"] \
+        == "test_confirmation_prompt"
+
+
+def test_a_method_asked_name_first_then_its_class_is_exact(settings, tmp_path):
+    """`execute command` is Command.Execute, as `color parse` is Color.parse: cobra's
+    command.go holds many definitions with both words, which BM25 puts first."""
+    from tests.support.portfolio import git_init, write_tree
+
+    root = tmp_path / "projects"
+    git_init(root / "cobra")
+    many = "".join(f"func (c *Command) executeCommandStep{i}() {{}}\n\n" for i in range(8))
+    write_tree(root / "cobra", {
+        "command.go": "package cobra\n\ntype Command struct{}\n\n"
+                      "func (c *Command) Execute() error { return nil }\n\n"
+                      "func (c *Command) ExecuteC() (*Command, error) { return c, nil }\n\n"
+                      "type ExecutableCommandOptions struct{}\n\n" + many,
+    })
+    settings = Settings(home=tmp_path / "home", scan_paths=(root,))
+    refresh_registry(settings)
+    scan_portfolio(settings)
+    top = reads.symbol_search(settings, "execute command")["results"]
+    assert (top[0]["name"], top[0]["scope"], top[0]["match"]) == ("Execute", "Command", "exact")

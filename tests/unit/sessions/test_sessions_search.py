@@ -278,3 +278,27 @@ def test_among_sessions_holding_every_word_one_message_comes_first(siblings):
     conn, ids = siblings
     _, order, _ = ranked(conn, "webhook retry clock")
     assert order[:2] == [ids["together"], ids["scattered"]]
+
+
+def test_a_rare_identifier_outweighs_every_ordinary_word(tmp_path):
+    """The one session naming `acme-7qk.2` comes before sessions holding every ordinary word
+    of the question and the id's pieces scattered (`qk` in a hash, numbers anywhere)."""
+    t = Transcripts(tmp_path / "projects")
+    named = t.conversation("/home/dev/acme", "work on acme-7qk.2: the token refresh",
+                           "Refreshed tokens are now stored before the retry.")
+    scattered = [t.conversation("/home/dev/acme", f"login fix for acme, attempt {n}",
+                                f"commit 7{n}qkz2 pushed; the login fix is in, 2 tests added")
+                 for n in range(3)]
+    for n in range(6):  # the rest of a store, where none of these words appear
+        t.conversation("/home/dev/other", f"unrelated work number {n}", "done")
+    conn = open_index(tmp_path / "home" / "sessions.db")
+    sync(conn, t.root, policy=POLICY)
+    try:
+        _, order, hits = ranked(conn, "acme-7qk.2 login fix")
+        assert order[0] == named.id and hits[0]["match"] == "phrase"
+        assert set(order[1:4]) == {s.id for s in scattered}
+        # the words alone still rank as before: every word first
+        _, plain, found = ranked(conn, "login fix")
+        assert set(plain[:3]) == {s.id for s in scattered} and found[0]["match"] == "all"
+    finally:
+        conn.close()

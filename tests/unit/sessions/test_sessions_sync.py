@@ -232,6 +232,28 @@ def test_default_policy_keeps_tmp_and_var_folders_out(tmp_path):
     assert policy.skip_reason("/home/dev/tmpfiles") == ""
 
 
+def test_default_policy_keeps_the_platforms_temp_folder_out(monkeypatch, tmp_path):
+    """TMPDIR (or the platform's folder) wherever it is, and through a link as resolved, as
+    `tempfile.gettempdir()` names it; never a TMPDIR that holds the home."""
+    import tempfile
+
+    from solograph.sessions.policy import default_policy
+
+    real = tmp_path / "real-tmp"
+    real.mkdir()
+    link = tmp_path / "link-tmp"
+    link.symlink_to(real)
+    monkeypatch.setattr(tempfile, "tempdir", "/srv/build-tmp")
+    policy = default_policy()
+    assert policy.skip_reason("/srv/build-tmp/claude-run") == "temp"
+    assert policy.skip_reason("/srv/build-tmpfiles") == ""
+    monkeypatch.setattr(tempfile, "tempdir", str(link) + "/")
+    roots = default_policy().temp_roots
+    assert str(link) in roots and str(real) in roots
+    monkeypatch.setattr(tempfile, "tempdir", str(Path.home()))
+    assert default_policy().skip_reason(str(Path.home() / "code" / "app")) == ""
+
+
 def test_private_folder_never_indexed_and_purged_when_marked_later(conn, t, tmp_path):
     work = tmp_path / "work"
     (work / "client" / "app").mkdir(parents=True)

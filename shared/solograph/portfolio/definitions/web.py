@@ -72,20 +72,58 @@ def _js_assigned(node: Node, caps: Captures, src: bytes) -> Found | None:
     return Found(text_of(name, src), kind, line_of(name), prefix, span=span, of_class=of_class)
 
 
+_JS_CASTS = frozenset({"as_expression", "satisfies_expression", "type_assertion"})
+
+
 def _js_wrapped(node: Node, caps: Captures, src: bytes) -> Found | None:
     """``const create = ((...) => ...) as Create``: a function value under casts and
-    parentheses."""
+    parentheses. ``export const persist = persistImpl as unknown as Persist`` too, at the top
+    of a module, when what it casts is a function of the same module: the exported name is
+    the one callers use (zustand's middlewares), while ``const el = target as Element`` casts
+    a value, and names nothing new."""
     value: Node | None = caps["value"][0]
+    cast = False
     for _ in range(8):
         if value is None or value.type not in _JS_WRAPPERS:
             break
+        cast = cast or value.type in _JS_CASTS
         inner = [c for c in value.named_children if c.type != "comment"]
         # `<T>(f)` holds its type first; `(f) as T` and `(f)!` their expression first.
         value = (inner[-1] if value.type == "type_assertion" else inner[0]) if inner else None
+    name = caps["name"][0]
+    if value is not None and value.type == "identifier" and cast:
+        if _top_level_function(node, text_of(value, src), src):
+            return Found(text_of(name, src), "function", line_of(name))
+        return None
     if value is None or value.type not in _JS_FUNCTIONS:
         return None
-    name = caps["name"][0]
     return Found(text_of(name, src), "function", line_of(name))
+
+
+def _top_level_function(declarator: Node, wanted: str, src: bytes) -> bool:
+    """Whether `declarator` sits at the top of its module, and the module defines `wanted` there
+    as a function (a declaration, or a const bound to a function value)."""
+    statement = declarator.parent
+    program = statement.parent if statement is not None else None
+    if program is not None and program.type == "export_statement":
+        program = program.parent
+    if program is None or program.type != "program":
+        return False
+    for top in program.named_children:
+        if top.type == "export_statement":
+            top = top.child_by_field_name("declaration") or top
+        if top.type in ("function_declaration", "generator_function_declaration"):
+            own = top.child_by_field_name("name")
+            if own is not None and text_of(own, src) == wanted:
+                return True
+        elif top.type in ("lexical_declaration", "variable_declaration"):
+            for d in top.named_children:
+                own, bound = d.child_by_field_name("name"), d.child_by_field_name("value")
+                if own is not None and bound is not None and text_of(own, src) == wanted:
+                    while bound is not None and bound.type in _JS_WRAPPERS:
+                        bound = bound.named_children[0] if bound.named_children else None
+                    return bound is not None and bound.type in _JS_FUNCTIONS
+    return False
 
 
 def _js_member(node: Node, caps: Captures, src: bytes) -> Found | None:
