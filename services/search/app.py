@@ -26,7 +26,8 @@ from solograph import __version__, reads
 from solograph.config import Settings
 from solograph.errors import BadQuery, NotIndexed, SolographError
 from solograph.indexes import get
-from solograph.sources.answers import BUILT_IN, nothing_indexed, totals
+from solograph.sources import SOURCES
+from solograph.sources.answers import nothing_indexed, totals
 from solograph.sources.store import HINT
 from solograph_services.common.errors import status_of
 from solograph_services.common.health import healthy, store_health
@@ -138,9 +139,9 @@ class SearchApp:
 def _known(source: str) -> None:
     """Before anything is indexed, the sources this code can index are the ones available; any
     other is the 400 `{"error", "available"}` the replaced API gave."""
-    if source.strip().lower() not in BUILT_IN:
-        raise BadQuery(f"unknown source {source!r}", hint=f"use one of: {', '.join(BUILT_IN)}",
-                       available=list(BUILT_IN))
+    if source.strip().lower() not in SOURCES:
+        raise BadQuery(f"unknown source {source!r}", hint=f"use one of: {', '.join(SOURCES)}",
+                       available=list(SOURCES))
 
 
 def _counts(settings: Settings) -> tuple[dict[str, int], int]:

@@ -104,7 +104,7 @@ INDEX = Index(
     jobs=(
         Job("index_kb", "solograph.kb.sync:index_kb", "an index run of the knowledge base",
             route="index-kb", locked=False),
-        Job("embed_kb", "solograph.kb.meaning:LANE.embed_job",
+        Job("embed_kb", "solograph.kb.meaning:embed_job",
             "vectors of the KB sections waiting for them (the meaning lane)",
             route="embed-kb", locked=False),
     ),

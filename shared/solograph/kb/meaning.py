@@ -119,11 +119,12 @@ class KbSearch(Meaning):
         return "" if get is not None and str(get).strip() else super().query(params)
 
     def lexical(self, params: dict) -> dict:
-        return {**params, "expand": False}  # expanded once, from the fused pages
+        # Expanded once, from the fused pages; kb_get (a page, never fused) has no `expand`.
+        return {**params, "expand": False} if "expand" in params else params
 
     def fuse(self, kb: Any, answer: dict, vector, model: str, *, query: str | None = None,
              path: str | None = None, pages: bool = False, expand: bool = False,
-             limit: int = 10, get: str | None = None) -> dict:
+             limit: int = 10, get: str | None = None, ref: str | None = None) -> dict:
         if "page" in answer or "results" not in answer:
             return answer
         fused = words_only(answer) if vector is None else \
@@ -189,3 +190,10 @@ def kb_hit(conn: sqlite3.Connection, query: str, doc: int, section: int) -> dict
 
 
 SEARCH = KbSearch()
+
+
+def embed_job(settings: Settings) -> dict:
+    """The index's embed write job, run in-process (the engine's, for this store)."""
+    from solograph.semantic.stores import embed_job as run
+
+    return run(settings, LANE.store)

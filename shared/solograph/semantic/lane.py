@@ -64,12 +64,6 @@ class StoreLane:
                       ) -> Report:
         return run(self, conn, embedder, deadline=deadline, progress=progress)
 
-    def embed_job(self, settings: Settings) -> dict:
-        """The index's `embed_<store>` write job, run in-process."""
-        from solograph.semantic.stores import embed_job
-
-        return embed_job(settings, self.store)
-
 
 def allowed_by(conn: sqlite3.Connection, sql: str, params: tuple = ()):
     """A matrix's `allowed` filter: the units `sql` (selecting unit ids) returns."""

@@ -98,7 +98,7 @@ INDEX = Index(
     jobs=(
         Job("sync_sessions", "solograph.sessions.sync:sync_sessions",
             "a sync of every agent's session files", route="sync-sessions"),
-        Job("embed_sessions", "solograph.sessions.meaning:LANE.embed_job",
+        Job("embed_sessions", "solograph.sessions.meaning:embed_job",
             "vectors of the session chunks waiting for them (the meaning lane)",
             route="embed-sessions"),
     ),

@@ -255,3 +255,10 @@ def session_hit(conn: sqlite3.Connection, query: str, found: dict) -> dict | Non
 
 
 SEARCH = SessionSearch()
+
+
+def embed_job(settings: Settings) -> dict:
+    """The index's embed write job, run in-process (the engine's, for this store)."""
+    from solograph.semantic.stores import embed_job as run
+
+    return run(settings, LANE.store)

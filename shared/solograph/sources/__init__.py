@@ -50,7 +50,7 @@ INDEX = Index(
         Job("index_youtube", "solograph.sources.sync:index_youtube",
             "YouTube videos or a channel's newest for the sources index",
             route="index-youtube", locked=False, idempotent=False),
-        Job("embed_sources", "solograph.sources.meaning:LANE.embed_job",
+        Job("embed_sources", "solograph.sources.meaning:embed_job",
             "vectors of the source documents waiting for them (the meaning lane)",
             route="embed-sources"),
     ),

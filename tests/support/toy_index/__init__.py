@@ -29,6 +29,6 @@ INDEX = Index(
     ),
     jobs=(Job("index_toy", "tests.support.toy_index.sync:index_toy", "an index run of the toy "
               "notes", route="index-toy", locked=False, command="index-toy"),
-          Job("embed_toy", "tests.support.toy_index.meaning:LANE.embed_job",
+          Job("embed_toy", "tests.support.toy_index.meaning:embed_job",
               "vectors of the toy notes (the meaning lane)", locked=False)),
 )

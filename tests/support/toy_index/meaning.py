@@ -66,3 +66,10 @@ class ToyMeaning(Meaning):
 
 
 SEARCH = ToyMeaning()
+
+
+def embed_job(settings) -> dict:
+    """The toy index's embed write job, as every lane has one."""
+    from solograph.semantic.stores import embed_job as run
+
+    return run(settings, LANE.store)

@@ -14,7 +14,7 @@ import pytest
 
 from solograph.config import Settings
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
-from solograph_services.cli.main import run_here
+from solograph_services.cli.main import main as run_here
 from solograph_services.mcp.handshake import INSTRUCTIONS
 from tests.support.portfolio import make_portfolio
 from tests.support.procs import solograph_cmd
@@ -55,7 +55,7 @@ def test_a_mistyped_command_or_choice_gets_did_you_mean(scanned, capsys):
     with pytest.raises(SystemExit) as exited:
         run_here(["symbls", "auth"])
     assert exited.value.code == 2
-    assert "did you mean 'symbols'?" in capsys.readouterr().err
+    assert "did you mean 'symbols'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         run_here(["sessions", "x", "--format", "jsnl"])
     assert "did you mean 'jsonl'?" in capsys.readouterr().err
