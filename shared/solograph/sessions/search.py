@@ -235,6 +235,7 @@ def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int]
 def _hit(conn: sqlite3.Connection, terms: Terms, tier: int, rank: float, session: int,
          chunk: int, near: tuple[int, int] | None) -> dict:
     row = session_row(conn, session)
+    assert row is not None, session  # the hit was found by this read, in its snapshot
     if near is not None and not terms.phrases:  # the first message holding every word
         entry = conn.execute("SELECT id, text, tools, words FROM entries WHERE id = ?",
                              (near[1],)).fetchone()
