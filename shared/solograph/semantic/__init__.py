@@ -36,8 +36,6 @@ TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from solograph.config import Settings
 
-MODES = ("auto", "on", "off")
-
 
 def available() -> bool:
     """Whether the `semantic` extra is installed (looked up, not imported)."""

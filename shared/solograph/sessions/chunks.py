@@ -103,7 +103,7 @@ class ChunkWriter:
         """The chunk the next entry (of `size` characters of stems) goes into."""
         full = self.size > 0 and self.size + size > CHUNK_CHARS
         if self.id == 0 or session != self.session or full:
-            self._close()
+            self.flush()
             self.seq += 1
             self.session = session
             self.id = self.conn.execute(
@@ -130,5 +130,3 @@ class ChunkWriter:
                               (self.size, self.count, self.id))
             self.indexed = text
 
-    def _close(self) -> None:
-        self.flush()
