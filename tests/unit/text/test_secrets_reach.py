@@ -69,7 +69,7 @@ needs_lane = pytest.mark.skipif(not semantic.available(),
 
 @needs_lane
 def test_secrets_in_a_transcript_never_reach_the_embedder(tmp_path) -> None:
-    from solograph.semantic import sessions as lane
+    from solograph.sessions.meaning import LANE as lane
 
     t = Transcripts(tmp_path / "projects")
     t.conversation("/home/dev/code/shop", *(c.text for c in CASES[:40]))
@@ -88,8 +88,8 @@ def test_secrets_in_a_transcript_never_reach_the_embedder(tmp_path) -> None:
 
 @needs_lane
 def test_secrets_in_a_page_and_a_source_never_reach_the_embedder(tmp_path) -> None:
-    from solograph.semantic import kb as kb_lane
-    from solograph.semantic import sources as src_lane
+    from solograph.kb.meaning import LANE as kb_lane
+    from solograph.sources.meaning import LANE as src_lane
     from solograph.sources.store import Document, put, writing
 
     body = "\n\n".join(c.text for c in CASES)
