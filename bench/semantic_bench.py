@@ -12,7 +12,7 @@ Figures and targets:
   (`embed_passages` in batches of 16): windows per second per core, and characters per second.
   A query embeds in the same process (p50 of 50).
 - initial embedding of the real transcript corpus: a fresh index of the 25 real transcripts,
-  then `sessions.meaning.embed_pending` with no deadline, one process.
+  then `sessions.meaning.LANE.embed_pending` with no deadline, one process.
 - float16 (stored) and int8 against float32: the top-10 windows of each query of the session
   eval sets, by each codec, as the share of float32's top 10 that each keeps.
 - fused session search p50 at 1,000 generated sessions (bench/sessions_bench.py's generator):
@@ -112,7 +112,7 @@ def initial_corpus(corpora: Path, figs: list[Figure]) -> None:
             log(f"  {embedded} windows embedded, {pending} chunks pending")
 
     with timed() as t:
-        report = lane.embed_pending(conn, model, progress=progress)
+        report = lane.LANE.embed_pending(conn, model, progress=progress)
     figs.append(Figure("initial embedding, 25 real transcripts (one core)", t.wall, "s",
                        key="corpus_embed_s",
                        extra={"windows": report.embedded, "chunks": conn.execute(
@@ -211,14 +211,14 @@ def fused_sessions(args, figs: list[Figure]) -> None:
     counts = []
     for _ in range(20):
         t0 = time.perf_counter()
-        lane.pending_count(reader, model.model_id)
+        lane.LANE.pending_count(reader, model.model_id)
         counts.append((time.perf_counter() - t0) * 1000)
     figs.append(Figure("embedding_pending count (freshness), p50", summarize(counts)["p50"],
                        "ms", key="session_pending_count_ms"))
     mx.forget()
     rss0 = common.rss_mb()
     with timed() as t_load:
-        matrix = lane.matrix(reader, model.model_id)
+        matrix = lane.LANE.matrix(reader, model.model_id)
     rss1 = common.rss_mb()
     figs += [Figure("windows at 1,000 sessions" if args.sessions == 1000 else
                     f"windows at {args.sessions} sessions", windows, key="session_windows"),
@@ -237,7 +237,7 @@ def fused_sessions(args, figs: list[Figure]) -> None:
         return [h["session"] for h in reads.session_search(settings, q, limit=10)["results"]]
 
     def meaning(vector) -> list:
-        return [h["unit"] for h in lane.meaning_rank(reader, vector, 10, model=model.model_id)]
+        return [h["unit"] for h in lane.LANE.meaning_rank(reader, vector, 10, model=model.model_id)]
 
     timings = search_timings(qs, lexical_read, meaning, model, queries)
     reader.close()
@@ -330,7 +330,7 @@ def fused_kb(args, figs: list[Figure]) -> None:
         return [r["path"] for r in reads.kb_search(settings, q, limit=10)["results"]]
 
     def meaning(vector) -> list:
-        lanes = [[(h["unit"], h["score"]) for h in lane.meaning_rank(
+        lanes = [[(h["unit"], h["score"]) for h in lane.LANE.meaning_rank(
             reader, vector, 10, model=model.model_id, where=s.where, params=s.params)]
             for s in scope_for(path=None, pages=False)]
         docs = [d for d, _, _ in interleave(lanes, 10)]

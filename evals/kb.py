@@ -154,7 +154,7 @@ class KbRunner:
         embedder = shared_embedder()
         conn = self._conn(kb)
         vector = embedder.embed_queries([query])[0]
-        lanes = [[(h["unit"], h["score"]) for h in lane.meaning_rank(
+        lanes = [[(h["unit"], h["score"]) for h in lane.LANE.meaning_rank(
             conn, vector, LIMIT, model=embedder.model_id, where=scope.where,
             params=scope.params)] for scope in scope_for(path=path, pages=False)]
         docs = [doc for doc, _, _ in interleave(lanes, LIMIT)]
@@ -233,7 +233,7 @@ def _embed(settings, name: str, log: Log) -> None:
     vectors = semantic.Vectors(shared_embedder().model_id)
     try:
         wrote = semantic.embed_store(lane.LANE, conn, vectors, where="d.in_pages = 1")
-        pending = lane.pending_count(conn, vectors.model)
+        pending = lane.LANE.pending_count(conn, vectors.model)
     finally:
         vectors.close()
         conn.close()

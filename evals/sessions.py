@@ -83,7 +83,7 @@ class SessionsRunner:
             self._conn = connect_reader(self.settings.sessions_db, "sessions")
         embedder = shared_embedder()
         scope = project_scope(case.project or "")
-        hits = lane.meaning_rank(self._conn, embedder.embed_queries([case.query])[0], LIMIT,
+        hits = lane.LANE.meaning_rank(self._conn, embedder.embed_queries([case.query])[0], LIMIT,
                                  model=embedder.model_id, where=scope.where,
                                  params=scope.params)
         ids = dict(self._conn.execute("SELECT id, session_id FROM sessions").fetchall())
@@ -135,7 +135,7 @@ def _embed(settings, log: Log) -> None:
     vectors = semantic.Vectors(shared_embedder().model_id)
     try:
         wrote = semantic.embed_store(lane.LANE, conn, vectors)
-        pending = lane.pending_count(conn, vectors.model)
+        pending = lane.LANE.pending_count(conn, vectors.model)
     finally:
         vectors.close()
         conn.close()

@@ -25,11 +25,11 @@ PAYMENT = "the card payment never reached the merchant, so the customer was char
 
 
 def pending(db: Path, model: str) -> int:
-    from solograph.sessions.meaning import pending_count
+    from solograph.sessions.meaning import LANE
 
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        return pending_count(conn, model)
+        return LANE.pending_count(conn, model)
     finally:
         conn.close()
 

@@ -178,11 +178,11 @@ def stored_vectors(db: Path) -> list[tuple]:
 
 def pending_texts(db: Path) -> int:
     from solograph.semantic.embedder import shared_embedder
-    from solograph.sessions.meaning import pending_count
+    from solograph.sessions.meaning import LANE
 
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        return pending_count(conn, shared_embedder().model_id)
+        return LANE.pending_count(conn, shared_embedder().model_id)
     finally:
         conn.close()
 

@@ -105,10 +105,6 @@ class KbLane(StoreLane):
 
 
 LANE = KbLane()
-pending_count = LANE.pending_count
-embed_pending = LANE.embed_pending
-matrix = LANE.matrix
-meaning_rank = LANE.meaning_rank
 
 
 class KbSearch(Meaning):
@@ -139,7 +135,7 @@ class KbSearch(Meaning):
                path: str | None, pages: bool, limit: int) -> dict:
         from solograph.kb import search
 
-        found = [[(h["unit"], h["score"], h["section"]) for h in meaning_rank(
+        found = [[(h["unit"], h["score"], h["section"]) for h in LANE.meaning_rank(
             conn, vector, limit, model=model, where=s.where, params=s.params)]
             for s in search.scope_for(path=path, pages=pages)]
         sections = {doc: section for lane_hits in found for doc, _, section in lane_hits}

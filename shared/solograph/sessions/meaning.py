@@ -187,10 +187,6 @@ class SessionsLane(StoreLane):
 
 
 LANE = SessionsLane()
-pending_count = LANE.pending_count
-embed_pending = LANE.embed_pending
-matrix = LANE.matrix
-meaning_rank = LANE.meaning_rank
 
 
 class SessionSearch(Meaning):
@@ -212,7 +208,7 @@ class SessionSearch(Meaning):
 
         conn = handle.conn
         scope = project_scope(project or "", exclude=exclude_session)
-        found = meaning_rank(conn, vector, limit, model=model, where=scope.where,
+        found = LANE.meaning_rank(conn, vector, limit, model=model, where=scope.where,
                              params=scope.params)
         keys = _session_keys(conn, [h["unit"] for h in found])
         where = {keys[h["unit"]]: h for h in found if h["unit"] in keys}

@@ -101,10 +101,6 @@ class SourcesLane(StoreLane):
 
 
 LANE = SourcesLane()
-pending_count = LANE.pending_count
-embed_pending = LANE.embed_pending
-matrix = LANE.matrix
-meaning_rank = LANE.meaning_rank
 
 
 class SourceSearch(Meaning):
@@ -124,7 +120,7 @@ class SourceSearch(Meaning):
             return words_only(answer)
         conn = handle.conn
         try:
-            found = meaning_rank(conn, vector, limit, model=model, source=source)
+            found = LANE.meaning_rank(conn, vector, limit, model=model, source=source)
         except sqlite3.OperationalError:  # a store from before the lane, opened read-only
             return words_only(answer)
         results = answer["results"]

@@ -81,55 +81,55 @@ def session_ids(conn, hits):
 def test_sessions_embed_user_and_assistant_text_and_a_russian_question_finds_them(index,
                                                                                   model):
     conn, _, made = index
-    assert lane.pending_count(conn, model.model_id) == 3  # two mains and the sub-agent
-    report = lane.embed_pending(conn, model)
+    assert lane.LANE.pending_count(conn, model.model_id) == 3  # two mains and the sub-agent
+    report = lane.LANE.embed_pending(conn, model)
     assert report.pending == 0 and report.embedded == 3
     texts = [r[0] for r in conn.execute("SELECT group_concat(text, '\n') FROM entries "
                                         "GROUP BY chunk")]
     assert len(texts) == 3
     query = model.embed_queries(["почему вебхук оплаты не доставлялся повторно"])[0]
-    hits = lane.meaning_rank(conn, query, 5, model=model.model_id)
+    hits = lane.LANE.meaning_rank(conn, query, 5, model=model.model_id)
     assert session_ids(conn, hits)[0] == made["hook"].id
     assert hits[0]["score"] > hits[-1]["score"]
     scope = project_scope("recipes")
-    scoped = lane.meaning_rank(conn, query, 5, model=model.model_id, where=scope.where,
+    scoped = lane.LANE.meaning_rank(conn, query, 5, model=model.model_id, where=scope.where,
                                params=scope.params)
     assert session_ids(conn, scoped) == [made["food"].id]
 
 
 def test_a_changed_model_id_embeds_again_and_its_queries_see_only_its_vectors(index, model):
     conn, _, made = index
-    lane.embed_pending(conn, model)
+    lane.LANE.embed_pending(conn, model)
     other = Renamed("another-model/1")
-    assert lane.pending_count(conn, other.model_id) == 3
-    assert lane.meaning_rank(conn, other.embed_queries(["webhook"])[0], 5,
+    assert lane.LANE.pending_count(conn, other.model_id) == 3
+    assert lane.LANE.meaning_rank(conn, other.embed_queries(["webhook"])[0], 5,
                              model=other.model_id) == []
-    report = lane.embed_pending(conn, other)
+    report = lane.LANE.embed_pending(conn, other)
     assert report.embedded == 3 and report.pending == 0
     models = {r[0] for r in conn.execute("SELECT DISTINCT model FROM chunk_vectors")}
     assert models == {other.model_id}
-    assert lane.pending_count(conn, model.model_id) == 3
+    assert lane.LANE.pending_count(conn, model.model_id) == 3
 
 
 def test_a_grown_transcript_embeds_only_its_last_window_again(index, model):
     conn, t, made = index
-    lane.embed_pending(conn, model)
+    lane.LANE.embed_pending(conn, model)
     before = dict(conn.execute("SELECT part, digest FROM chunk_vectors v JOIN chunks c "
                                "ON c.id = v.chunk JOIN sessions s ON s.id = c.session "
                                "WHERE s.session_id = ?", (made["food"].id,)).fetchall())
     made["food"].prompt("also keep the old column for a release")
     made["food"].flush()
     sync_sessions_folder(conn, t.root)
-    assert lane.pending_count(conn, model.model_id) == 1
+    assert lane.LANE.pending_count(conn, model.model_id) == 1
     work = lane.LANE.collect(conn, model.model_id, limit=16)
     assert len(work.items) == 1 and work.items[0].part == len(before) - 1
-    lane.embed_pending(conn, model)
-    assert lane.pending_count(conn, model.model_id) == 0
+    lane.LANE.embed_pending(conn, model)
+    assert lane.LANE.pending_count(conn, model.model_id) == 0
 
 
 def test_a_purged_session_takes_its_vectors(index, model, tmp_path):
     conn, t, made = index
-    lane.embed_pending(conn, model)
+    lane.LANE.embed_pending(conn, model)
     assert conn.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0] == 3
     private = Path("/home/dev/code/shop")  # what a sync does when the folder turns private
     from solograph.sessions.upkeep import purge_session
@@ -140,36 +140,36 @@ def test_a_purged_session_takes_its_vectors(index, model, tmp_path):
     left = conn.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0]
     assert left == 1  # the recipes session's only
     query = model.embed_queries(["webhook retries"])[0]
-    assert made["hook"].id not in session_ids(conn, lane.meaning_rank(
+    assert made["hook"].id not in session_ids(conn, lane.LANE.meaning_rank(
         conn, query, 5, model=model.model_id))
 
 
 def test_text_redacted_again_drops_the_vectors_made_from_it(index, model):
     conn, _, _ = index
-    lane.embed_pending(conn, model)
+    lane.LANE.embed_pending(conn, model)
     from solograph.store import transaction
 
     with transaction(conn):
         conn.execute("UPDATE entries SET text = text || ' [redacted]' WHERE id = "
                      "(SELECT MIN(id) FROM entries)")
     assert conn.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0] == 2
-    assert lane.pending_count(conn, model.model_id) == 1
+    assert lane.LANE.pending_count(conn, model.model_id) == 1
 
 
 def test_search_half_embedded_answers_and_counts_what_waits(index, model):
     conn, _, made = index
     work = lane.LANE.collect(conn, model.model_id, limit=1)  # the newest chunk only
     lane.LANE.save(conn, work, model.embed_passages(work.texts()))
-    assert lane.pending_count(conn, model.model_id) == 2
-    hits = lane.meaning_rank(conn, model.embed_queries(["recipe units"])[0], 5,
+    assert lane.LANE.pending_count(conn, model.model_id) == 2
+    hits = lane.LANE.meaning_rank(conn, model.embed_queries(["recipe units"])[0], 5,
                              model=model.model_id)
     assert len(hits) == 1
     # A search-time embed under a deadline already passed does no work and says so.
-    report = lane.embed_pending(conn, model, deadline=time.monotonic())
+    report = lane.LANE.embed_pending(conn, model, deadline=time.monotonic())
     assert report.embedded == 0 and report.pending == 2
-    report = lane.embed_pending(conn, model, deadline=time.monotonic() + 60)
+    report = lane.LANE.embed_pending(conn, model, deadline=time.monotonic() + 60)
     assert report.pending == 0
-    hits = lane.meaning_rank(conn, model.embed_queries(["recipe units"])[0], 5,
+    hits = lane.LANE.meaning_rank(conn, model.embed_queries(["recipe units"])[0], 5,
                              model=model.model_id)
     assert len(hits) == 2  # both sessions: the matrix was read again once vectors changed
 
@@ -182,7 +182,7 @@ def test_vectors_saved_for_a_chunk_that_changed_meanwhile_are_dropped(index, mod
     made["hook"].flush()
     sync_sessions_folder(conn, t.root)
     lane.LANE.save(conn, work, vectors)
-    assert lane.pending_count(conn, model.model_id) == 1  # the grown chunk waits
+    assert lane.LANE.pending_count(conn, model.model_id) == 1  # the grown chunk waits
 
 
 def test_float16_vectors_keep_the_neighbours_of_float32(model):
@@ -202,13 +202,13 @@ def test_kb_sections_are_embedded_with_their_page_and_leave_with_it(tmp_path, mo
         pages = ("SELECT COUNT(*) FROM sections s JOIN docs d ON d.id = s.doc "
                  "WHERE d.catalog = 0")  # index.md is not embedded
         assert conn.execute("SELECT COUNT(*) FROM docs WHERE catalog = 1").fetchone()[0] == 1
-        assert kb_lane.pending_count(conn, model.model_id) == conn.execute(pages).fetchone()[0]
+        assert kb_lane.LANE.pending_count(conn, model.model_id) == conn.execute(pages).fetchone()[0]
         work = kb_lane.LANE.collect(conn, model.model_id, limit=1)
         assert work.items[0].text.startswith("Agent sandboxing") or "\n" in work.items[0].text
-        kb_lane.embed_pending(conn, model)
-        assert kb_lane.pending_count(conn, model.model_id) == 0
+        kb_lane.LANE.embed_pending(conn, model)
+        assert kb_lane.LANE.pending_count(conn, model.model_id) == 0
         query = model.embed_queries(["как запереть агента, чтобы он не трогал систему"])[0]
-        hits = kb_lane.meaning_rank(conn, query, 3, model=model.model_id,
+        hits = kb_lane.LANE.meaning_rank(conn, query, 3, model=model.model_id,
                                     where="d.in_pages = 1")
         path = conn.execute("SELECT path FROM docs WHERE id = ?", (hits[0]["unit"],)).fetchone()
         assert path[0] == "wiki/agent-sandboxing.md"
@@ -219,7 +219,7 @@ def test_kb_sections_are_embedded_with_their_page_and_leave_with_it(tmp_path, mo
                             "ON s.id = v.section WHERE s.doc = ?", (doc,)).fetchone()[0] == 0
         assert conn.execute("SELECT COUNT(*) FROM section_vectors").fetchone()[0] == \
             conn.execute(pages).fetchone()[0]
-        assert doc not in [h["unit"] for h in kb_lane.meaning_rank(conn, query, 10,
+        assert doc not in [h["unit"] for h in kb_lane.LANE.meaning_rank(conn, query, 10,
                                                                     model=model.model_id)]
     finally:
         kb.close()
@@ -234,17 +234,17 @@ def test_source_documents_lose_their_vectors_on_delete_and_on_new_text(tmp_path,
                             text="Invoices for freelancers, paid by card"),
                    Document("producthunt", "pricefox", "PriceFox",
                             text="Tracks competitor pricing pages")])
-        src_lane.embed_pending(conn, model)
-        assert src_lane.pending_count(conn, model.model_id) == 0
+        src_lane.LANE.embed_pending(conn, model)
+        assert src_lane.LANE.pending_count(conn, model.model_id) == 0
         query = model.embed_queries(["счета для фрилансеров"])[0]
-        hits = src_lane.meaning_rank(conn, query, 2, model=model.model_id)
+        hits = src_lane.LANE.meaning_rank(conn, query, 2, model=model.model_id)
         assert hits[0]["unit"] == "producthunt/tiny-invoice"
         put(conn, [Document("producthunt", "pricefox", "PriceFox",
                             text="Watches what rivals charge")])
-        assert src_lane.pending_count(conn, model.model_id) == 1
+        assert src_lane.LANE.pending_count(conn, model.model_id) == 1
         delete(conn, "producthunt/tiny-invoice")
         assert conn.execute("SELECT COUNT(*) FROM document_vectors").fetchone()[0] == 0
-        assert src_lane.meaning_rank(conn, query, 2, model=model.model_id,
+        assert src_lane.LANE.meaning_rank(conn, query, 2, model=model.model_id,
                                      source="youtube") == []
 
 

@@ -196,15 +196,15 @@ def test_an_index_from_before_the_lane_gains_its_vector_tables_and_keeps_its_row
     conn = open_index(tmp_path / "sessions.db")
     assert "0004_vectors" in store.applied_migrations(conn)
     chunk = conn.execute("SELECT id FROM chunks").fetchone()[0]
-    assert lane.pending_count(conn, "some-model") == 1
+    assert lane.LANE.pending_count(conn, "some-model") == 1
     with store.transaction(conn):
         conn.execute("INSERT INTO chunk_vectors (chunk, part, first_seq, last_seq, digest, "
                      "model, vector) VALUES (?, 0, 1, 2, 'd', 'some-model', ?)",
                      (chunk, bytes(768)))
         conn.execute("INSERT INTO chunk_embedded (chunk, entries, model) "
                      "SELECT id, entries, 'some-model' FROM chunks")
-    assert lane.pending_count(conn, "some-model") == 0
-    assert lane.pending_count(conn, "another-model") == 1
+    assert lane.LANE.pending_count(conn, "some-model") == 0
+    assert lane.LANE.pending_count(conn, "another-model") == 1
     rev = conn.execute("SELECT rev FROM vector_rev").fetchone()[0]
     from solograph.sessions.chunks import drop_chunks
 

@@ -114,7 +114,7 @@ def test_vectors_of_another_model_are_pending_again_and_a_search_makes_them_anew
             return self.inner.embed_passages(texts)
 
     with writer(settings, "sessions") as conn:
-        lane.embed_pending(conn, Older())
+        lane.LANE.embed_pending(conn, Older())
     assert reads.session_search(settings, "recipes")["freshness"]["embedding_pending"] == 3
     ample = settings.with_(sync_budget_ms=60_000, embed_budget_ms=60_000)
     again = reads.session_search(ample, "recipes")
