@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from solograph.config import Settings
-    from solograph.semantic.read import InRead
 
 
 def to_json(answer: dict) -> str:
@@ -67,7 +66,7 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
         with bounded, paths_from_query():
             answer = run(handle, **(given if meaning is None else meaning.lexical(given)))
             if meaning is not None:
-                answer = _fused(meaning, handle, answer, given)
+                answer = meaning.fuse(handle, answer, given)
             if not spec.fresh:
                 return answer
             fresh = freshness(pending=synced.pending, unreadable=synced.unreadable,
@@ -75,18 +74,6 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
             if meaning is not None:
                 fresh = {**fresh, "embedding_pending": meaning.pending(handle.conn)}
     return attach(answer, fresh, index.pending_note.format(n=synced.pending))
-
-
-def _fused(meaning: InRead, handle: object, answer: dict, given: dict) -> dict:
-    """The answer fused with the meaning lane. The lane does not take the sessions' `agent`
-    filter (yet): it ranks every agent's sessions, and what is not that agent's is dropped."""
-    agent = given.get("agent")
-    lane = {k: v for k, v in given.items() if k != "agent"} if "agent" in given else given
-    fused = meaning.fuse(handle, answer, lane)
-    if agent and isinstance(fused.get("results"), list):
-        kept = [h for h in fused["results"] if h.get("agent", agent) == agent]
-        fused = {**fused, "results": kept, "count": len(kept)}
-    return fused
 
 
 def _sync(index: Index, handle: object, deadline: float) -> Synced:

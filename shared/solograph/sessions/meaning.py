@@ -199,7 +199,7 @@ class SessionSearch(Meaning):
 
     def fuse(self, handle: Any, answer: dict, vector, model: str, *, query: str,
              project: str | None = None, limit: int = 10, session: str | None = None,
-             exclude_session: str | None = None) -> dict:
+             exclude_session: str | None = None, agent: str | None = None) -> dict:
         if session or "results" not in answer:
             return answer
         if vector is None:
@@ -207,9 +207,9 @@ class SessionSearch(Meaning):
         from solograph.sessions.search import project_scope
 
         conn = handle.conn
-        scope = project_scope(project or "", exclude=exclude_session)
+        scope = project_scope(project or "", exclude=exclude_session, agent=agent)
         found = LANE.meaning_rank(conn, vector, limit, model=model, where=scope.where,
-                             params=scope.params)
+                                  params=scope.params)
         keys = _session_keys(conn, [h["unit"] for h in found])
         where = {keys[h["unit"]]: h for h in found if h["unit"] in keys}
         results = answer["results"]
