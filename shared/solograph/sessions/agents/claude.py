@@ -55,27 +55,18 @@ def records(unit: Unit | None, fh: BinaryIO, offset: int) -> Iterator[tuple[int,
 
 def walk(root: Path, denied: list[str]) -> Iterator[tuple[str, os.DirEntry, str]]:
     """(path relative to `root`, its directory entry, main or subagent) of every transcript."""
-    for project in _listing(str(root), "", denied):
+    from solograph.sessions.agents import listing
+
+    for project in listing(str(root), denied, ""):
         if not project.is_dir():
             continue
-        for entry in _listing(project.path, project.name, denied):
+        for entry in listing(project.path, denied, project.name):
             name = entry.name
             if name.endswith(".jsonl") and entry.is_file():
                 yield (f"{project.name}/{name}", entry,
                        "subagent" if name.startswith("agent-") else "main")
             elif entry.is_dir():
                 rel = f"{project.name}/{name}/subagents"
-                for agent in _listing(os.path.join(entry.path, "subagents"), rel, denied):
+                for agent in listing(os.path.join(entry.path, "subagents"), denied, rel):
                     if agent.name.endswith(".jsonl") and agent.is_file():
                         yield f"{rel}/{agent.name}", agent, "subagent"
-
-
-def _listing(path: str, rel: str, denied: list[str]) -> list[os.DirEntry]:
-    try:
-        with os.scandir(path) as it:
-            return list(it)
-    except PermissionError:
-        denied.append(rel or ".")
-        return []
-    except (FileNotFoundError, NotADirectoryError):
-        return []
