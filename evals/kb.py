@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -134,50 +133,12 @@ class KbRunner:
 
         kb = case.project or "21ideas"
         path = case.meta.get("path") if case.meta else None
-        public = self.fused and semantic.FUSION == "search"  # the read fuses by itself
-        settings = semantic.lane_on(self.settings[kb]) if public else self.settings[kb]
+        settings = semantic.lane_on(self.settings[kb]) if self.fused else self.settings[kb]
         try:
             answer = reads.kb_search(settings, case.query, path=path, limit=LIMIT)
         except BadQuery as exc:
             raise QueryRefused(exc.message) from None
-        words = [f"{kb}:{r['path']}" for r in answer["results"]]
-        if not self.fused or public:
-            return words
-        return self._fused(kb, case.query, path, words)
-
-    def _fused(self, kb: str, query: str, path: str | None, words: list[str]) -> list[str]:
-        from solograph.kb import meaning as lane
-        from solograph.kb.search import interleave, scope_for
-        from solograph.semantic.embedder import shared_embedder
-        from solograph.text.tokens import fts_term, query_terms
-
-        embedder = shared_embedder()
-        conn = self._conn(kb)
-        vector = embedder.embed_queries([query])[0]
-        lanes = [[(h["unit"], h["score"]) for h in lane.LANE.meaning_rank(
-            conn, vector, LIMIT, model=embedder.model_id, where=scope.where,
-            params=scope.params)] for scope in scope_for(path=path, pages=False)]
-        docs = [doc for doc, _, _ in interleave(lanes, LIMIT)]
-        paths = dict(conn.execute(f"SELECT id, path FROM docs WHERE id IN "
-                                  f"({','.join('?' * len(docs))})", docs).fetchall())
-        meaning = [f"{kb}:{paths[d]}" for d in docs if d in paths]
-        stems = query_terms(query, prose=True)
-        pinned = []
-        if len(stems) > 1:
-            titled = {f"{kb}:{r[0]}" for r in conn.execute(
-                "SELECT d.path FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid "
-                "WHERE docs_fts MATCH ?",
-                ("{title}: (" + " AND ".join(fts_term(t) for t in stems) + ")",))}
-            pinned = [w for w in words if w in titled]
-        return semantic.fuse_ids(words, meaning, LIMIT, pinned, len(stems))
-
-    def _conn(self, kb: str):
-        from solograph.store import connect_reader
-
-        conns = self.__dict__.setdefault("_conns", {})
-        if kb not in conns:
-            conns[kb] = connect_reader(self.settings[kb].kb_db, "kb")
-        return conns[kb]
+        return [f"{kb}:{r['path']}" for r in answer["results"]]
 
     def indexed(self, ids: tuple[str, ...]) -> set[str]:
         import sqlite3
@@ -194,20 +155,20 @@ class KbRunner:
         return found
 
 
-def _open(aliases: str, log: Log, kbs: dict = KBS,
-          fused: bool = False) -> Iterator[KbRunner]:
+def _indexed(aliases: str, log: Log, kbs: dict) -> dict:
+    """Each KB laid out, indexed and given its alias table, in a home kept for the run: the
+    suites over one layout and table (lexical and fused at every share) share it."""
     from solograph import reads
     from solograph.config import Settings
     from solograph.kb.sync import index_kb
 
     src = corpora() / "wiki"
-    if fused:
-        semantic.require()
-    with tempfile.TemporaryDirectory(prefix="solograph-kb-eval-") as tmp:
+
+    def build(folder: Path) -> dict:
         settings = {}
-        for name, (folder, layout) in kbs.items():
-            root, wiki = layout(src / folder, Path(tmp) / name)
-            s = Settings(home=Path(tmp) / "home", kb_path=root)
+        for name, (corpus, layout) in kbs.items():
+            root, wiki = layout(src / corpus, folder / name)
+            s = Settings(home=folder / "home", kb_path=root)
             report = index_kb(s)
             if aliases == "hand":
                 (wiki / "_aliases.yaml").write_text(
@@ -218,27 +179,33 @@ def _open(aliases: str, log: Log, kbs: dict = KBS,
             groups = reads.kb_aliases(s)["groups"]
             log(f"kb ({aliases} aliases): {name}: {report['summary']}; {groups} alias groups")
             settings[name] = s
-            if fused:
-                _embed(s, name, log)
-        yield KbRunner(settings, fused)
+        return settings
+    key = ("kb", aliases, tuple((n, c, layout.__name__) for n, (c, layout) in kbs.items()))
+    return semantic.KEPT.get(key, build)  # type: ignore[return-value]
 
 
-def _embed(settings, name: str, log: Log) -> None:
-    """Vectors for the wiki folder's sections, through the lane's collect/save."""
-    from solograph.kb import meaning as lane
-    from solograph.semantic.embedder import shared_embedder
-    from solograph.store import connect_writer
+def _open(aliases: str, log: Log, kbs: dict = KBS,
+          share: int | None = None) -> Iterator[KbRunner]:
+    """The runner over the KBs; fused (`share` not None) with that share of each wiki
+    folder's sections embedded, the rest of each KB waiting."""
+    if share is not None:
+        semantic.require()
+    settings = _indexed(aliases, log, kbs)
+    if share is not None:
+        from solograph.kb import meaning as lane
+        from solograph.store import connect_writer
 
-    conn = connect_writer(settings.kb_db, "kb")
-    vectors = semantic.Vectors(shared_embedder().model_id)
-    try:
-        wrote = semantic.embed_store(lane.LANE, conn, vectors, where="d.in_pages = 1")
-        pending = lane.LANE.pending_count(conn, vectors.model)
-    finally:
-        vectors.close()
-        conn.close()
-    log(f"kb: {name}: {wrote} sections embedded ({vectors.computed} computed, "
-        f"{vectors.reused} from the cache); {pending} outside the wiki left pending")
+        for name, s in settings.items():
+            conn = connect_writer(s.kb_db, "kb")
+            try:
+                wiki = {r[0] for r in conn.execute(
+                    "SELECT s.id FROM sections s JOIN docs d ON d.id = s.doc "
+                    "WHERE d.in_pages = 1")}
+                semantic.embed_share(lane.LANE, conn, share, log, f"kb: {name}",
+                                     eligible=wiki.__contains__)
+            finally:
+                conn.close()
+    yield KbRunner(settings, share is not None)
 
 
 @contextmanager
@@ -256,19 +223,12 @@ def open_runner_suggested(log: Log = print) -> Iterator[KbRunner]:
     yield from _open("suggested", log)
 
 
-@contextmanager
-def open_runner_fused(log: Log = print) -> Iterator[KbRunner]:
-    yield from _open("hand", log, fused=True)
-
-
-@contextmanager
-def open_runner_noalias_fused(log: Log = print) -> Iterator[KbRunner]:
-    yield from _open("none", log, fused=True)
-
-
-@contextmanager
-def open_runner_suggested_fused(log: Log = print) -> Iterator[KbRunner]:
-    yield from _open("suggested", log, fused=True)
+def open_runner_fused(aliases: str, share: int = 100):
+    """The fused runner over the KBs with `aliases` ("hand", "none", "suggested")."""
+    @contextmanager
+    def opened(log: Log = print) -> Iterator[KbRunner]:
+        yield from _open(aliases, log, share=share)
+    return opened
 
 
 @contextmanager

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make `evals` importable
     sys.path.insert(0, str(ROOT))
 
-from evals import agents, definitions, kb, portfolio, sessions  # noqa: E402
+from evals import agents, definitions, kb, portfolio, semantic, sessions  # noqa: E402
 from evals.scoring import (  # noqa: E402
     METRICS,
     TOLERANCE,
@@ -81,23 +81,10 @@ SUITES: dict[str, Suite] = {
               "the same KB cases without any alias table"),
         Suite("kb-suggested", kb.CASES, kb.open_runner_suggested,
               "the same KB cases with the groups `kb-aliases --suggest` proposes"),
-        # The meaning lane (the `semantic` extra): the same cases, BM25 fused with it.
-        Suite("sessions-fused", sessions.CASES, sessions.open_runner_fused,
-              "the sessions cases, BM25 and the meaning lane fused"),
         Suite("sessions-questions", sessions.QUESTIONS, sessions.open_runner,
               "questions about the real sessions as people ask them: other words, Russian"),
-        Suite("sessions-questions-fused", sessions.QUESTIONS, sessions.open_runner_fused,
-              "the same questions, BM25 and the meaning lane fused"),
-        Suite("kb-fused", kb.CASES, kb.open_runner_fused,
-              "the KB cases (hand-kept aliases), BM25 and the meaning lane fused"),
-        Suite("kb-noalias-fused", kb.CASES, kb.open_runner_noalias_fused,
-              "the KB cases without an alias table, BM25 and the meaning lane fused"),
-        Suite("kb-suggested-fused", kb.CASES, kb.open_runner_suggested_fused,
-              "the KB cases with suggested aliases, BM25 and the meaning lane fused"),
         Suite("kb-questions", kb.QUESTIONS, kb.open_runner_suggested,
               "paraphrased and Russian questions over the wikis (suggested aliases)"),
-        Suite("kb-questions-fused", kb.QUESTIONS, kb.open_runner_suggested_fused,
-              "the same questions, BM25 and the meaning lane fused"),
         Suite("kb-bilingual", kb.BILINGUAL, kb.open_runner_bilingual,
               "Russian titles find their English twin, `pages: wiki-en/` with wiki-ru/ "
               "beside it, with the groups `kb-aliases --suggest` proposes"),
@@ -106,6 +93,32 @@ SUITES: dict[str, Suite] = {
               "its frontmatter aliases"),
     )
 }
+
+# The meaning lane (the `semantic` extra): each suite's cases read with BM25 and the lane
+# fused, at each share of the store embedded (`name@share`; `name` alone is all of it), and the
+# lexical suite each is held to (GATE: fused at any share >= lexical - FUSED_SLACK recall@1).
+FUSED = (
+    ("sessions-fused", "sessions", sessions.CASES, sessions.open_runner_fused, (),
+     "the sessions cases, BM25 and the meaning lane fused"),
+    ("sessions-questions-fused", "sessions-questions", sessions.QUESTIONS,
+     sessions.open_runner_fused, (), "the session questions, BM25 and the meaning lane fused"),
+    ("kb-fused", "kb", kb.CASES, kb.open_runner_fused, ("hand",),
+     "the KB cases (hand-kept aliases), BM25 and the meaning lane fused"),
+    ("kb-noalias-fused", "kb-noalias", kb.CASES, kb.open_runner_fused, ("none",),
+     "the KB cases without an alias table, BM25 and the meaning lane fused"),
+    ("kb-suggested-fused", "kb-suggested", kb.CASES, kb.open_runner_fused, ("suggested",),
+     "the KB cases with suggested aliases, BM25 and the meaning lane fused"),
+    ("kb-questions-fused", "kb-questions", kb.QUESTIONS, kb.open_runner_fused, ("suggested",),
+     "the KB questions, BM25 and the meaning lane fused"),
+)
+FUSED_SLACK = 0.02
+LEXICAL_OF: dict[str, str] = {}
+for _name, _lexical, _cases, _opener, _args, _about in FUSED:
+    for _share in reversed(semantic.SHARES):
+        _full = _name if _share == 100 else f"{_name}@{_share}"
+        SUITES[_full] = Suite(_full, _cases, _opener(*_args, share=_share),
+                              f"{_about}, {_share}% of the store embedded")
+        LEXICAL_OF[_full] = _lexical
 
 
 @dataclass(frozen=True)
@@ -269,13 +282,27 @@ def check(runs: Sequence[SuiteRun], baseline: dict, out: Log) -> int:
             if gain > TOLERANCE:
                 out(f"check {run.suite}: {metric} rose {gain:.4f} above the baseline; "
                     f"consider `make eval-baseline`")
-    drops = compare(recorded, current, TOLERANCE)
+    drops = [f"{d} (tolerance {TOLERANCE})" for d in compare(recorded, current, TOLERANCE)]
+    drops += fused_below_words(current)
     for drop in drops:
-        out(f"REGRESSION {drop} (tolerance {TOLERANCE})")
+        out(f"REGRESSION {drop}")
     if not drops:
         checked = [r.suite for r in runs if r.suite in recorded]
         out(f"check: ok ({', '.join(checked) or 'no suite compared'}; tolerance {TOLERANCE})")
     return 1 if drops else 0
+
+
+def fused_below_words(current: dict[str, dict[str, float]]) -> list[str]:
+    """Each fused suite whose recall@1 fell more than FUSED_SLACK below its lexical suite's,
+    in this run: the lane must never answer worse than words alone, at any share embedded."""
+    out = []
+    for name, lexical in LEXICAL_OF.items():
+        if name in current and lexical in current:
+            fused, words = current[name]["recall@1"], current[lexical]["recall@1"]
+            if round(words - fused, 6) > FUSED_SLACK:
+                out.append(f"{name}: recall@1 {fused:.4f} is below {lexical}'s {words:.4f} by "
+                           f"more than {FUSED_SLACK} (fused must not answer worse than words)")
+    return out
 
 
 # --------------------------------------------------------------------------- main

@@ -1,12 +1,13 @@
-"""The meaning lane in the evals: embedding a suite's index, and the fused rankings.
+"""The meaning lane in the evals: a suite's store embedded to a share, and the policy read by.
 
-A fused suite asks the public reads with the lane on (`lane_on`: SOLOGRAPH_SEMANTIC=on, and
-a sync budget of 0, so no read embeds what the suite leaves pending on purpose, and every
-case sees the same vectors): the answer is fused as a user gets it (`fusion.fuse_search`:
-reciprocal rank, k = 60, the every-word tier pinned for queries of at most three content
-words). `EVAL_FUSION` measures alternatives from the lane's core functions instead: `plain`
-(no tier), `pinned` (always pinned), `pinshort` (`all` tier only), `tier`, `w1.5`, `meaning`
-(the meaning lane alone).
+A fused suite asks the public reads with the lane on (`lane_on`: SOLOGRAPH_SEMANTIC=on and a
+sync budget of 0, so every case sees the same vectors): the answer is fused exactly as a user
+gets it. Each fused suite runs at four shares of its store embedded (`SHARES`: 0, 25, 50 and
+100 %, the suites `<name>@0`, `@25`, `@50` and `<name>` itself), embedded in the order the
+product embeds (`StoreLane.collect`: the newest first, the KB's wiki first), because a store
+half embedded is what a user meets for hours after an install. `EVAL_POLICY` measures another
+fusion policy than the reads' default (`pin_terms=3,depth=5,floor=0.8`: see
+`solograph.semantic.fusion.Policy`).
 
 Embedding goes through the lane's own write path (collect, embed, save) with the model in
 worker processes, one thread each, texts out and vectors back, as a worker pool would run
@@ -17,7 +18,7 @@ suites are skipped.
 
 The KB suites embed the wiki folder of each KB (the lane embeds it first); pages outside it
 (the 312 Russian source articles of 21ideas: 7.5 M characters, about 50 CPU-minutes) stay
-pending and are found by their words alone, which the runner logs.
+waiting and are found by their words alone, which the runner logs.
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sqlite3
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from evals.scoring import Unavailable
 
 CACHE = Path(__file__).resolve().parent / ".corpus" / "vectors.db"
-FUSION = os.environ.get("EVAL_FUSION", "search")
+SHARES = (0, 25, 50, 100)
 BATCH = 64
 
 _worker_model = None
@@ -49,7 +51,7 @@ def _embed_chunk(texts: list[str]):
 
 
 def lane_on(settings):
-    """`settings` as a fused suite reads with them: the lane on, no search-time embedding."""
+    """`settings` as a fused suite reads with them: the lane on, no sync in the read."""
     return settings.with_(semantic="on", sync_budget_ms=0)
 
 
@@ -58,6 +60,11 @@ def require() -> None:
 
     if not available():
         raise Unavailable("the `semantic` extra is not installed (pip install -e '.[semantic]')")
+    policy = os.environ.get("EVAL_POLICY", "").strip()
+    if policy:
+        from solograph.semantic import fusion
+
+        fusion.with_policy(fusion.parse_policy(policy))
 
 
 class Vectors:
@@ -95,7 +102,7 @@ class Vectors:
                 # which a forked child must not inherit mid-state.
                 self.pool = ProcessPoolExecutor(self.procs, initializer=_init_worker,
                                                 mp_context=multiprocessing.get_context("spawn"))
-            size = max(1, -(-len(todo) // self.procs))
+            size = max(1, min(BATCH, -(-len(todo) // self.procs)))
             parts = [todo[i:i + size] for i in range(0, len(todo), size)]
             for part, vecs in zip(parts, self.pool.map(_embed_chunk,
                                                         [[t for _, t in p] for p in parts]),
@@ -110,39 +117,52 @@ class Vectors:
         return [out[i.digest] for i in items]
 
 
-def embed_store(lane, conn: sqlite3.Connection, vectors: Vectors, **collect) -> int:
-    """Embed what `lane`'s store lacks through collect/save; returns the vectors written."""
+def embed_share(lane, conn: sqlite3.Connection, share: int, log: Callable[[str], None],
+                name: str, eligible: Callable[[int], bool] = lambda unit: True) -> None:
+    """Make `share` % of the store's eligible texts embedded, in the order the product
+    embeds them (the newest first), and no others: every vector is dropped first."""
     import numpy as np
 
-    wrote = 0
-    while True:
-        work = lane.collect(conn, vectors.model, limit=BATCH, **collect)
-        if work.empty:
-            return wrote
-        got = vectors.get(work.items)
-        written = lane.save(conn, work, np.array(got, dtype=np.float32).reshape(-1, 384))
-        wrote += written
-        if not written and work.items:
-            return wrote
+    from solograph.semantic.embedder import shared_embedder
+    from solograph.store import transaction
+
+    vectors = Vectors(shared_embedder().model_id)
+    try:
+        with transaction(conn):
+            conn.execute(f"DELETE FROM {lane.table}")
+        work = lane.collect(conn, vectors.model, limit=10 ** 9)
+        items = [i for i in work.items if eligible(i.unit)]
+        work.items = items[:round(len(items) * share / 100)]
+        wrote = 0
+        for start in range(0, len(work.items), BATCH):
+            part = type(work)(work.store, work.model, work.items[start:start + BATCH])
+            got = vectors.get(part.items)
+            wrote += lane.save(conn, part, np.array(got, dtype=np.float32).reshape(-1, 384))
+        log(f"{name}: {share}% embedded: {wrote} of {len(items)} {lane.noun} "
+            f"({vectors.computed} computed, {vectors.reused} from the cache); "
+            f"{lane.pending_count(conn, vectors.model)} waiting")
+    finally:
+        vectors.close()
 
 
-def fuse_ids(words: list, meaning: list, limit: int, pinned: list = (), stems: int = 0) -> list:
-    from solograph.semantic.fusion import fuse
+class Kept:
+    """Environments (an indexed home in a temporary folder) kept for the whole run, so the
+    suites over one corpus index it once, lexical and fused at every share alike."""
 
-    mode = FUSION
-    if mode == "search":  # what the reads answer with
-        from solograph.semantic.fusion import fuse_search
+    def __init__(self) -> None:
+        import atexit
+        import tempfile
 
-        return [h.unit for h in fuse_search(words, meaning, limit=limit, tier=pinned,
-                                            terms=stems)]
-    if mode == "meaning":  # the meaning lane alone, for comparison
-        return list(meaning)[:limit]
-    first: list = []
-    weights = (1.0, 1.0)
-    if mode == "pinned":  # the every-word tier first, whatever the query
-        first = list(pinned)
-    elif mode == "pinshort":  # the tier first for queries of at most three content words
-        first = list(pinned) if 0 < stems <= 3 else []
-    elif mode.startswith("w"):  # e.g. w1.5: the words lane weighs 1.5
-        weights = (float(mode[1:]), 1.0)
-    return [h.unit for h in fuse(words, meaning, limit=limit, first=first, weights=weights)]
+        self._made: dict[tuple, object] = {}
+        self._tmp = tempfile.TemporaryDirectory(prefix="solograph-eval-")
+        atexit.register(self._tmp.cleanup)
+
+    def get(self, key: tuple, build: Callable[[Path], object]) -> object:
+        if key not in self._made:
+            folder = Path(self._tmp.name) / str(len(self._made))
+            folder.mkdir()
+            self._made[key] = build(folder)
+        return self._made[key]
+
+
+KEPT = Kept()

@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,47 +46,18 @@ Log = Callable[[str], None]
 
 class SessionsRunner:
     def __init__(self, settings, fused: bool = False) -> None:
-        self.settings = settings
-        self.fused = fused
-        self._conn = None
+        self.settings = semantic.lane_on(settings) if fused else settings
 
     def search(self, case: Case) -> list[str]:
         from solograph.errors import BadQuery
         from solograph.reads import session_search
 
-        public = self.fused and semantic.FUSION == "search"  # the read fuses by itself
         try:
-            answer = session_search(semantic.lane_on(self.settings) if public else
-                                    self.settings, case.query, project=case.project,
+            answer = session_search(self.settings, case.query, project=case.project,
                                     limit=LIMIT)
         except BadQuery as exc:
             raise QueryRefused(exc.message) from None
-        words = [hit["session"] for hit in answer["results"]]
-        if not self.fused or public:
-            return words
-        pinned = [hit["session"] for hit in answer["results"]
-                  if hit["match"] in ("all", "respelled")]
-        from solograph.text.tokens import query_terms
-
-        return semantic.fuse_ids(words, self.meaning(case), LIMIT, pinned,
-                                 len(query_terms(case.query, prose=True)))
-
-    def meaning(self, case: Case) -> list[str]:
-        """The sessions of the case's scope by meaning alone, best first (EVAL_FUSION)."""
-        from solograph.semantic.embedder import shared_embedder
-        from solograph.sessions import meaning as lane
-        from solograph.sessions.search import project_scope
-        from solograph.store import connect_reader
-
-        if self._conn is None:
-            self._conn = connect_reader(self.settings.sessions_db, "sessions")
-        embedder = shared_embedder()
-        scope = project_scope(case.project or "")
-        hits = lane.LANE.meaning_rank(self._conn, embedder.embed_queries([case.query])[0], LIMIT,
-                                 model=embedder.model_id, where=scope.where,
-                                 params=scope.params)
-        ids = dict(self._conn.execute("SELECT id, session_id FROM sessions").fetchall())
-        return [ids[h["unit"]] for h in hits if h["unit"] in ids]
+        return [hit["session"] for hit in answer["results"]]
 
     def indexed(self, ids: Iterable[str]) -> set[str]:
         """The ids among `ids` that are sessions in the index (a missing one is a parsing gap,
@@ -109,48 +79,48 @@ def corpus() -> Path:
     return root
 
 
-def _open(log: Log, fused: bool) -> Iterator[SessionsRunner]:
-    """Index the real transcripts into a temporary home (and, fused, embed them); yield the
-    runner."""
+def _indexed(log: Log):
+    """The real transcripts indexed into a home kept for the run (every suite reads it)."""
     from solograph.config import Settings
     from solograph.sessions.sync import sync_sessions
 
     root = corpus()
-    if fused:
-        semantic.require()
-    with tempfile.TemporaryDirectory(prefix="solograph-eval-sessions-") as tmp:
-        settings = Settings(home=Path(tmp) / "home", claude_projects=root)
+
+    def build(folder: Path):
+        settings = Settings(home=folder / "home", claude_projects=root)
         log(f"sessions: {sync_sessions(settings)['summary']}")
-        if fused:
-            _embed(settings, log)
-        yield SessionsRunner(settings, fused)
+        return settings
+    return semantic.KEPT.get(("sessions",), build)
 
 
-def _embed(settings, log: Log) -> None:
-    from solograph.semantic.embedder import shared_embedder
-    from solograph.sessions import meaning as lane
-    from solograph.sessions.store import open_index
+def _open(log: Log, share: int | None) -> Iterator[SessionsRunner]:
+    """The runner over the indexed transcripts; fused (`share` not None) with that share of
+    their messages embedded."""
+    if share is not None:
+        semantic.require()
+    settings = _indexed(log)
+    if share is not None:
+        from solograph.sessions import meaning as lane
+        from solograph.sessions.store import open_index
 
-    conn = open_index(settings.sessions_db)
-    vectors = semantic.Vectors(shared_embedder().model_id)
-    try:
-        wrote = semantic.embed_store(lane.LANE, conn, vectors)
-        pending = lane.LANE.pending_count(conn, vectors.model)
-    finally:
-        vectors.close()
-        conn.close()
-    log(f"sessions: {wrote} windows embedded ({vectors.computed} computed, {vectors.reused} "
-        f"from the cache); {pending} chunks pending")
+        conn = open_index(settings.sessions_db)
+        try:
+            semantic.embed_share(lane.LANE, conn, share, log, "sessions")
+        finally:
+            conn.close()
+    yield SessionsRunner(settings, share is not None)
 
 
 @contextmanager
 def open_runner(log: Log = print) -> Iterator[SessionsRunner]:
-    yield from _open(log, fused=False)
+    yield from _open(log, None)
 
 
-@contextmanager
-def open_runner_fused(log: Log = print) -> Iterator[SessionsRunner]:
-    yield from _open(log, fused=True)
+def open_runner_fused(share: int = 100):
+    @contextmanager
+    def opened(log: Log = print) -> Iterator[SessionsRunner]:
+        yield from _open(log, share)
+    return opened
 
 
 def main(argv: list[str] | None = None) -> int:

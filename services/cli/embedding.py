@@ -39,3 +39,36 @@ def _bar(store: str) -> Callable[[int, int], None]:
     def show(done: int, pending: int) -> None:
         progress(f"embedding {store:<10}", done, done + pending)
     return show
+
+
+def after_read(settings: Settings, args: argparse.Namespace, answer: dict, store: str) -> None:
+    """After a read with the lane on: when texts wait for vectors, start the store's detached
+    embedder (no broker here), and tell a person once, under the results, how much of the
+    store is embedded and that the rest is on its way."""
+    fresh = answer.get("freshness")
+    if not isinstance(fresh, dict) or not fresh.get("embedding_pending"):
+        return
+    from solograph_services.common.embedder import start
+
+    started = start(settings, store)
+    if getattr(args, "json", False):
+        return
+    print(meaning_note(fresh, store, running=started or settings.embedder != "off"),
+          file=sys.stderr)
+
+
+def meaning_note(fresh: dict, store: str, *, running: bool) -> str:
+    from solograph.semantic.stores import lane_of
+
+    noun = lane_of(store).noun
+    done, waiting = int(fresh.get("embedded", 0)), int(fresh["embedding_pending"])
+    share = 100 * done // max(1, done + waiting)
+    rest = ("the rest is being embedded in the background" if running else
+            f"the rest waits: `solograph {REFILL.get(store, 'refresh')}` embeds it")
+    late = "; this answer is by words alone (the query's vector came late)" \
+        if fresh.get("meaning") == "late" else ""
+    return (f"meaning: {done:,} of {done + waiting:,} {noun} embedded ({share}%); "
+            f"{rest}{late}")
+
+
+REFILL = {"sessions": "sync-sessions", "kb": "index-kb"}

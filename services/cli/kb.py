@@ -164,7 +164,11 @@ def _kb(settings: Settings, args: argparse.Namespace) -> int:
         return emit(args, reads.kb_get(settings, words[1]), _render_page)
     answer = reads.kb_search(settings, " ".join(words), path=args.path, pages=args.pages,
                              expand=args.expand, limit=args.limit)
-    return emit(args, answer, _render_search)
+    emit(args, answer, _render_search)
+    from solograph_services.cli.embedding import after_read
+
+    after_read(settings, args, answer, "kb")
+    return 0
 
 
 def _render_search(a: dict) -> None:

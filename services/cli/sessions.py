@@ -53,7 +53,7 @@ def add(sub: argparse._SubParsersAction, name: str) -> None:
 def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "sync-sessions":
         from solograph.sessions.sync import sync_sessions
-        from solograph_services.cli.embedding import embed_after
+        from solograph_services.cli.embedding import after_read, embed_after
 
         return emit(args, embed_after(settings, args, sync_sessions(settings), "sessions"),
                     summary)
@@ -70,7 +70,11 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     answer = reads.session_search(settings, " ".join(words), project=args.project,
                                   limit=args.limit, session=args.session,
                                   exclude_session=args.exclude_session, agent=args.agent)
-    return emit(args, answer, _render_messages if args.session else _render_sessions)
+    emit(args, answer, _render_messages if args.session else _render_sessions)
+    from solograph_services.cli.embedding import after_read
+
+    after_read(settings, args, answer, "sessions")
+    return 0
 
 
 def _render_sessions(a: dict) -> None:

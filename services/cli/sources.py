@@ -105,7 +105,11 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
             limit=getattr(args, "limit", 10))
         render = {"search": _render_results, "related": _render_related, "list": _render_list,
                   "tags": _render_tags}[action]
-        return emit(args, answer, render)
+        emit(args, answer, render)
+        from solograph_services.cli.embedding import after_read
+
+        after_read(settings, args, answer, "sources")
+        return 0
     from solograph.sources import sync
     from solograph_services.cli.embedding import embed_after
 

@@ -4,8 +4,10 @@ A read whose answer says `freshness.pending > 0` left changed files unread (its 
 out). When a broker is configured the adapter queues the matching job (`sync_sessions`,
 `index_kb`) so the worker reads them, at most once a minute per job per process. Likewise a
 read with the meaning lane on whose `freshness.embedding_pending > 0` queues the index's embed
-job (`embed_sessions`, `embed_kb`, `embed_sources`). The answer is never changed or failed by
-this: the submission runs off the request path and a broker that is down is only logged.
+job (`embed_sessions`, `embed_kb`, `embed_sources`); without a broker (the MCP server and the
+page of one person's machine) it starts the store's detached embedder instead
+(`common/embedder.py`). The answer is never changed or failed by this: the submission runs off
+the request path and a broker that is down is only logged.
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ def embed_jobs() -> dict[str, str]:
             if index.embed_job and answer.meaning}
 
 
+def lane_stores() -> dict[str, str]:
+    """Each read with a meaning side -> the store its lane embeds."""
+    return {answer.name: index.name for index, answer in all_answers()
+            if index.lane and answer.meaning}
+
+
 class Handoff:
     """Queues the job for a read whose answer was not complete. `celery`: how to get the
     client (the API passes its lifespan's); by default one is created on first use."""
@@ -55,14 +63,22 @@ class Handoff:
         self.background = background
         self.jobs = sync_jobs()
         self.embeds = embed_jobs()
+        self.stores = lane_stores()
 
     def after(self, read: str, answer: object) -> str | None:
         """Call with each answer; returns the job handed over (None when nothing was; the
         sync job when both it and the embed job were)."""
-        if not self.settings.redis_url or not isinstance(answer, dict):
+        if not isinstance(answer, dict):
             return None
         fresh = answer.get("freshness")
         if not isinstance(fresh, dict):
+            return None
+        if not self.settings.redis_url:
+            store = self.stores.get(read)
+            if store and fresh.get("embedding_pending"):
+                from solograph_services.common.embedder import start
+
+                start(self.settings, store)
             return None
         wanted = [job for job, count in ((self.jobs.get(read), fresh.get("pending")),
                                          (self.embeds.get(read), fresh.get("embedding_pending")))

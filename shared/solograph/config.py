@@ -40,10 +40,6 @@ class Settings(Frozen):
     # How long a search may spend reading changed files before it answers; the rest is read by
     # the next search, `solograph sync-sessions` / `index-kb`, or the worker.
     sync_budget_ms: int = 1_500
-    # How much of that a search with the meaning lane on may spend embedding what waits for
-    # vectors (one passage takes 80-400 ms on a CPU): enough for what was just synced; a backlog
-    # is the write commands' and the worker's (`embedding_pending` says how much waits).
-    embed_budget_ms: int = 250
     redis_url: str = ""
     # How long a client of the broker (the API, `scan --queue`) waits on one broker call before
     # it answers that the broker is unavailable: a hung Redis must never hang a request.
@@ -82,6 +78,9 @@ class Settings(Frozen):
     # the environment it is `auto`; settings made in code (tests, evals, benches) are
     # lexical unless they ask for the lane.
     semantic: str = "off"
+    # Without a broker, a read that finds texts waiting for vectors starts the detached
+    # embedder (semantic/detach.py): `auto`; `off` leaves them to the write commands.
+    embedder: str = "auto"
 
     def agent_path(self, name: str) -> Path | None:
         return dict(self.agent_paths).get(name) if name in self.agents else None
@@ -143,7 +142,6 @@ class Settings(Frozen):
             max_file_bytes=_int(env, "SOLOGRAPH_MAX_FILE_BYTES", 1_000_000),
             query_timeout_ms=_int(env, "SOLOGRAPH_QUERY_TIMEOUT_MS", 2_000),
             sync_budget_ms=_int(env, "SOLOGRAPH_SYNC_BUDGET_MS", 1_500),
-            embed_budget_ms=_int(env, "SOLOGRAPH_EMBED_BUDGET_MS", 250),
             redis_url=env.get("SOLOGRAPH_REDIS_URL", "").strip(),
             broker_timeout_ms=_int(env, "SOLOGRAPH_BROKER_TIMEOUT_MS", 2_000),
             worker_timeout_s=_int(env, "SOLOGRAPH_WORKER_TIMEOUT_S", 60),
@@ -168,6 +166,7 @@ class Settings(Frozen):
             subtitle_langs=_split_list(env.get("SOLOGRAPH_SUBTITLE_LANGS", "")) or ("en", "ru"),
             crawls=_split_list(env.get("SOLOGRAPH_CRAWLS", "")),
             semantic=_semantic(env, lane_available),
+            embedder=_choice(env, "SOLOGRAPH_EMBEDDER", ("auto", "off")),
         )
 
     def bind(self, host: str) -> Settings:
@@ -234,13 +233,20 @@ def _hour(env: Mapping[str, str]) -> int:
 
 
 def _semantic(env: Mapping[str, str], lane_available: Callable[[], bool] | None) -> str:
-    raw = env.get("SOLOGRAPH_SEMANTIC", "").strip().lower() or "auto"
-    if raw not in ("auto", "on", "off"):
-        raise ConfigError(f"SOLOGRAPH_SEMANTIC must be auto, on or off, got {raw!r}")
+    raw = _choice(env, "SOLOGRAPH_SEMANTIC", ("auto", "on", "off"))
     if raw == "on" and lane_available is not None and not lane_available():
         raise ConfigError("SOLOGRAPH_SEMANTIC=on, but the `semantic` extra is not "
                           "installed", hint="pip install 'solograph[semantic]', or set "
                                             "SOLOGRAPH_SEMANTIC=auto")
+    return raw
+
+
+def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
+    """One of `choices` (the first when unset)."""
+    raw = env.get(name, "").strip().lower() or choices[0]
+    if raw not in choices:
+        raise ConfigError(f"{name} must be {', '.join(choices[:-1])} or {choices[-1]}, "
+                          f"got {raw!r}")
     return raw
 
 

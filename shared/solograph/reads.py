@@ -48,19 +48,17 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
     from solograph.store import time_limit
 
     run = resolve(spec.run)
+    started = time.monotonic()
     # The meaning lane (None when off, or for a lexical-only answer): the query embeds while
     # the index syncs and ranks.
     meaning = None
     if spec.meaning:
         from solograph.semantic.read import begin
 
-        meaning = begin(index, spec, given, settings)
+        meaning = begin(index, spec, given, settings, started=started)
     with resolve(index.open)(settings) as handle:
-        deadline = time.monotonic() + max(0, settings.sync_budget_ms) / 1000
+        deadline = started + max(0, settings.sync_budget_ms) / 1000
         synced = _sync(index, handle, deadline) if spec.sync else Synced()
-        if meaning is not None and index.sync:  # a writer: embed with what is left
-            meaning.catch_up(handle.conn, min(deadline, time.monotonic()
-                                              + max(0, settings.embed_budget_ms) / 1000))
         bounded = time_limit(handle.conn, settings.query_timeout_ms) if spec.bounded \
             else nullcontext()
         with bounded, paths_from_query():
@@ -72,7 +70,7 @@ def read(name: str, settings: Settings, /, **params: Any) -> dict:
             fresh = freshness(pending=synced.pending, unreadable=synced.unreadable,
                               as_of=resolve(index.as_of)(handle.conn), agents=synced.agents)
             if meaning is not None:
-                fresh = {**fresh, "embedding_pending": meaning.pending(handle.conn)}
+                fresh = {**fresh, **meaning.freshness(handle.conn)}
     return attach(answer, fresh, index.pending_note.format(n=synced.pending))
 
 

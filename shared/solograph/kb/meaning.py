@@ -18,17 +18,12 @@ import re
 import sqlite3
 from contextlib import closing
 
-from solograph.semantic.answers import Meaning, merge, words_only
-from solograph.semantic.embedder import DIM
+from solograph.semantic.answers import Meaning, depth, fused_answer, words_only
 from solograph.semantic.lane import StoreLane, allowed_by
-from solograph.semantic.work import Item, Work, check_vectors, digest
-from solograph.store import transaction
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from typing import Any
-
-    import numpy as np
 
     from solograph.config import Settings
 
@@ -45,63 +40,23 @@ def section_text(title: str, heading: str, text: str) -> str:
     return f"{head}\n{body}".strip()[:PASSAGE_CHARS]
 
 
-_PENDING = ("FROM sections s JOIN docs d ON d.id = s.doc "
-            "LEFT JOIN section_vectors v ON v.section = s.id "
-            "WHERE d.catalog = 0 AND (v.section IS NULL OR v.model != ?)")
-
-
 class KbLane(StoreLane):
     store = STORE
+    table = "section_vectors"
+    key = "section"
+    unit_join = "JOIN sections s ON s.id = {unit}"
+    group = "s.doc"
+    noun = "sections"
+    texts_sql = ("SELECT s.id, d.title, s.heading, s.text FROM sections s JOIN docs d "
+                 "ON d.id = s.doc WHERE d.catalog = 0 AND s.id IN ({marks})")
 
     def writer(self, settings: Settings):
         from solograph.kb.store import configured, open_kb
 
         return closing(open_kb(settings.home, configured(settings)).conn)
 
-    def pending_count(self, conn: sqlite3.Connection, model: str) -> int:
-        return conn.execute(f"SELECT COUNT(*) {_PENDING}", (model,)).fetchone()[0]
-
-    def collect(self, conn: sqlite3.Connection, model: str, *, limit: int,
-                where: str = "", params: tuple = ()) -> Work:
-        extra = f" AND {where}" if where else ""
-        work = Work(STORE, model)
-        for sid, title, heading, text in conn.execute(
-                f"SELECT s.id, d.title, s.heading, s.text {_PENDING}{extra} "
-                "ORDER BY d.in_pages DESC, d.mtime_ns DESC, s.id LIMIT ?",
-                (model, *params, limit)):
-            passage = section_text(title, heading, text)
-            work.items.append(Item(sid, 0, passage, digest(passage)))
-        return work
-
-    def save(self, conn: sqlite3.Connection, work: Work, vectors: np.ndarray) -> int:
-        from solograph.semantic import matrix as mx
-
-        check_vectors(work, vectors, DIM)
-        wrote = 0
-        with transaction(conn):
-            for item, blob in zip(work.items, mx.encode(vectors), strict=True):
-                wrote += conn.execute(
-                    "INSERT INTO section_vectors (section, digest, model, vector) "
-                    "SELECT id, ?, ?, ? FROM sections WHERE id = ? "
-                    "ON CONFLICT (section) DO UPDATE SET digest = excluded.digest, "
-                    "model = excluded.model, vector = excluded.vector",
-                    (item.digest, work.model, blob, item.unit)).rowcount
-        return wrote
-
-    def vector_rows(self, conn: sqlite3.Connection, model: str):
-        return conn.execute("SELECT v.section, s.doc, v.vector FROM section_vectors v "
-                            "JOIN sections s ON s.id = v.section WHERE v.model = ?", (model,))
-
-    def meaning_rank(self, conn: sqlite3.Connection, query_vector, limit: int, *, model: str,
-                     where: str = "", params: tuple = ()) -> list[dict]:
-        """Pages by the cosine of their best section with `query_vector` (made by `model`),
-        best first; `where`/`params` is an SQL condition over `d` (docs), as kb.search.Scope
-        gives it. Each hit names its best section."""
-        allowed = allowed_by(conn, f"SELECT d.id FROM docs d WHERE {where}",
-                             params) if where else None
-        return [{"unit": doc, "score": score, "section": section}
-                for doc, score, section in self.matrix(conn, model).rank(query_vector, limit,
-                                                                          allowed)]
+    def passage(self, *row: object) -> str:
+        return section_text(str(row[0]), str(row[1]), str(row[2]))
 
 
 LANE = KbLane()
@@ -135,41 +90,69 @@ class KbSearch(Meaning):
                path: str | None, pages: bool, limit: int) -> dict:
         from solograph.kb import search
 
-        found = [[(h["unit"], h["score"], h["section"]) for h in LANE.meaning_rank(
-            conn, vector, limit, model=model, where=s.where, params=s.params)]
-            for s in search.scope_for(path=path, pages=pages)]
-        sections = {doc: section for lane_hits in found for doc, _, section in lane_hits}
-        docs = [doc for doc, _, _ in search.interleave(
-            [[(d, s) for d, s, _ in hits] for hits in found], limit)]
-        paths = _doc_paths(conn, docs)
-        ids = {p: d for d, p in paths.items()}
+        lanes = [LANE.rank(conn, vector, depth(limit), model=model,
+                           allowed=allowed_by(conn, f"SELECT d.id FROM docs d WHERE {s.where}",
+                                              s.params) if s.where else None)
+                 for s in search.scope_for(path=path, pages=pages)]
+        sections = {doc: section for hits in lanes for doc, _, section in hits}
+        cosine = {doc: cos for hits in lanes for doc, cos, _ in hits}
+        ranked = [(doc, cosine[doc], sections[doc]) for doc, _, _ in search.interleave(
+            [[(d, c) for d, c, _ in hits] for hits in lanes], depth(limit))]
         results = answer["results"]
-        words = [h["path"] for h in results]
-        return merge(answer, words, [paths[d] for d in docs if d in paths], limit=limit,
-                     tier=_titled(conn, query, words), query=query,
-                     lexical={h["path"]: h for h in results},
-                     render=lambda p: kb_hit(conn, query, ids[p], sections[ids[p]]))
+        ids = _doc_ids(conn, [h["path"] for h in results])
+        groups = [ids.get(h["path"], -1) for h in results]
+        return fused_answer(
+            LANE, conn, answer, vector, model, query=query, limit=limit, ranked=ranked,
+            words=groups, lexical=dict(zip(groups, results, strict=True)),
+            tier=_titled(conn, query, groups),
+            confident=_confident(conn, query, groups, [h["score"] for h in results]),
+            render=lambda doc, section: kb_hit(conn, query, doc, section))
 
 
-def _doc_paths(conn: sqlite3.Connection, docs: list[int]) -> dict[int, str]:
-    if not docs:
+def _doc_ids(conn: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
+    if not paths:
         return {}
-    marks = ",".join("?" * len(docs))
-    return dict(conn.execute(f"SELECT id, path FROM docs WHERE id IN ({marks})", docs))
+    marks = ",".join("?" * len(paths))
+    return {p: d for d, p in conn.execute(f"SELECT id, path FROM docs WHERE path IN ({marks})",
+                                          paths)}
 
 
-def _titled(conn: sqlite3.Connection, query: str, words: list[str]) -> list[str]:
+def _confident(conn: sqlite3.Connection, query: str, docs: list[int],
+               scores: list[float]) -> bool:
+    """The first hit has a section holding every word of the query, by a clear margin."""
+    from solograph.semantic.fusion import clear_margin
+    from solograph.text.tokens import fts_term, query_terms
+
+    from solograph.semantic.fusion import POLICY
+
+    stems = query_terms(query, prose=True)
+    if not stems or not clear_margin(scores):
+        return False
+    if not POLICY.held:
+        return True
+    match = " AND ".join(fts_term(t) for t in stems)
+
+    def one_section(doc: int) -> bool:
+        low, high = conn.execute("SELECT MIN(id), MAX(id) FROM sections WHERE doc = ?",
+                                 (doc,)).fetchone()
+        return low is not None and conn.execute(
+            "SELECT 1 FROM sections_fts WHERE sections_fts MATCH ? AND rowid BETWEEN ? AND ? "
+            "AND rowid IN (SELECT id FROM sections WHERE doc = ?) LIMIT 1",
+            (match, low, high, doc)).fetchone() is not None
+    return one_section(docs[0])
+
+
+def _titled(conn: sqlite3.Connection, query: str, docs: list[int]) -> list[int]:
     """The lexical hits whose title holds every word of a query of two words or more."""
     from solograph.text.tokens import fts_term, query_terms
 
     stems = query_terms(query, prose=True)
-    if len(stems) < 2 or not words:
+    if len(stems) < 2 or not docs:
         return []
     held = {r[0] for r in conn.execute(
-        "SELECT d.path FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid "
-        "WHERE docs_fts MATCH ? LIMIT 1000",
+        "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1000",
         ("{title}: (" + " AND ".join(fts_term(t) for t in stems) + ")",))}
-    return [w for w in words if w in held]
+    return [d for d in docs if d in held]
 
 
 def kb_hit(conn: sqlite3.Connection, query: str, doc: int, section: int) -> dict | None:

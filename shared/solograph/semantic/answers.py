@@ -2,25 +2,29 @@
 
 Each index's answer side (`<index>/meaning.py`, named by its `Answer.meaning`) subclasses
 `Meaning`: which query a read embeds (`query`), what the lexical answer is asked
-(`lexical`), and `fuse`, which ranks the same scope by meaning (the same project, folder or
-source, the asking session left out) and merges with `merge`: `fusion.fuse_search` keeps,
-for a short query, the lexical first hit and the hits holding every word first, then
-reciprocal rank fusion. A hit the lexical lane found keeps its fields; one found by meaning
-alone is shown as the lexical lane shows its hits (`match: "meaning"` where hits say how they
-matched). Every hit says which lanes found it (`lanes`), and its `score` is the fused one:
-the order of the answer.
+(`lexical`), and `fuse`, which says what the lexical hits are in the lane's terms (the groups
+its matrix ranks: a session, a page, a video), which of them hold every word, whether the
+first is confident, and how a hit found by meaning alone is shown; `fused_answer` does the
+rest the same way for every index: the meaning ranking over the same scope, the fusion
+(`fusion.fuse_search`), each hit with the lanes that found it (`lanes`) and a `score` that
+follows the order of the answer.
 """
 
 from __future__ import annotations
 
-from solograph.semantic.fusion import WORDS, fuse_search
+from solograph.semantic.fusion import WORDS, K, fuse_search
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Callable, Hashable, Sequence
     from typing import Any
 
+    from solograph.semantic.lane import StoreLane
+
 SCORE_DIGITS = 6
+# Ranked by meaning per read: enough to fill any answer and to fuse with its lexical hits.
+DEPTH = 50
 
 
 class Meaning:
@@ -41,26 +45,59 @@ class Meaning:
         raise NotImplementedError
 
 
+def depth(limit: int) -> int:
+    return max(DEPTH, limit)
+
+
 def terms(query: str) -> int:
     from solograph.text.tokens import query_terms
 
     return len(query_terms(query, prose=True))
 
 
-def merge(answer: dict, words: Sequence[Hashable], meaning: Sequence[Hashable], *, limit: int,
-          tier: Sequence[Hashable], query: str, lexical: dict,
-          render: Callable[[Any], dict | None]) -> dict:
-    """The answer with its results fused: `lexical` maps a unit to its lexical hit, `render`
-    makes the hit of a unit found by meaning alone (None: gone meanwhile)."""
+def fused_answer(lane: StoreLane, conn: sqlite3.Connection, answer: dict, vector, model: str,
+                 *, query: str, limit: int, words: Sequence[Hashable],
+                 lexical: dict[Hashable, dict], tier: Sequence[Hashable] = (),
+                 confident: bool = False, allowed: Callable[[list], set] | None = None,
+                 ranked: list[tuple[Any, float, int]] | None = None,
+                 render: Callable[[Any, int], dict | None]) -> dict:
+    """`answer` fused: `words` are its hits as the lane's groups, in order, `lexical` maps a
+    group to its hit, `tier` the groups holding every word, `allowed` picks the groups the
+    read's scope allows (or `ranked` is the meaning ranking, made by the index), and
+    `render(group, unit)` shows a group found by meaning alone at
+    the unit (message, section, document) that found it (None: gone meanwhile)."""
+    if vector is None:
+        return words_only(answer)
+    if ranked is None:
+        ranked = lane.rank(conn, vector, depth(limit), model=model, allowed=allowed)
+    best = {group: unit for group, _, unit in ranked}
+    fused = fuse_search(words, [(group, cos) for group, cos, _ in ranked], limit=limit,
+                        tier=tier, terms=terms(query), confident=confident,
+                        waiting=lane.waiting(conn, list(dict.fromkeys(words))))
     out = []
-    for fused in fuse_search(words, meaning, limit=limit, tier=tier, terms=terms(query)):
-        hit = lexical.get(fused.unit)
-        if hit is None:
-            hit = render(fused.unit)
-            if hit is None:
+    for hit in fused:
+        shown = lexical.get(hit.unit)
+        if shown is None:
+            shown = render(hit.unit, best[hit.unit])
+            if shown is None:
                 continue
-        out.append({**hit, "score": round(fused.score, SCORE_DIGITS), "lanes": fused.lanes})
-    return {**answer, "count": len(out), "results": out}
+        out.append({**shown, "score": hit.score, "lanes": hit.lanes})
+    return {**answer, "count": len(out), "results": in_order(out)}
+
+
+def in_order(hits: list[dict]) -> list[dict]:
+    """Each hit's `score` on one scale that follows the answer's order: a hit pinned above
+    better-fused ones (a lookup's every-word tier) takes the score of the one below it."""
+    floor = 0.0
+    for hit in reversed(hits):
+        floor = max(floor, float(hit["score"]))
+        hit["score"] = round(floor, SCORE_DIGITS)
+    return hits
+
+
+def relevance(score: float) -> float:
+    """A fused score as 0..1: its share of the best a unit can score (first in both lanes)."""
+    return round(min(0.9999, max(0.0001, score / (2 / (K + 1)))), 4)
 
 
 def words_only(answer: dict) -> dict:

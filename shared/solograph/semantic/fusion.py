@@ -1,33 +1,49 @@
-"""Reciprocal rank fusion of the lexical ranking and the meaning ranking.
+"""Reciprocal rank fusion of the lexical ranking and the meaning ranking, and the policy a
+search fuses by.
 
 A unit at rank r (1-based) of a lane scores 1 / (K + r) from it; a unit's fused score is the
 sum over the lanes that found it, so agreement between the lanes counts and neither lane's
 raw scores (BM25, cosine: incomparable) do. K = 60 as in the original paper (Cormack et al.,
-2009) and in the experiment that motivated this lane.
+2009).
 
-`first` pins lexical hits above the fusion, in their lexical order. `fuse_search` is the
-policy the reads take, measured in evals/ (EVAL_FUSION): for a query of at most PIN_TERMS
-content words (a name, an id, keywords: a lookup) the lexical first hit and the units
-holding every word come first, then the fusion; a longer question is fused whole (there the
-every-word tier is whichever long page or conversation holds its common words). Measured
-(r@1 / r@5; KB pages: catalogs not embedded):
+`fuse_search` is what the reads answer with (`Policy`, measured in evals/ at 0, 25, 50 and
+100 % of a store embedded; the table is in evals/README.md):
 
-| suite | lexical | meaning alone | plain fusion | tier always first | this policy |
-|---|---|---|---|---|---|
-| sessions, keyword cases | .981 / 1.0 | .750 / .923 | .865 / .981 | .962 / 1.0 | .962 / .981 |
-| sessions, questions | .548 / .742 | .677 / .871 | .710 / .903 | .613 / .903 | .710 / .903 |
-| KB (hand aliases) | .874 / .966 | .664 / .840 | .824 / .924 | .807 / .924 | .849 / .950 |
-| KB, questions | .353 / .529 | .706 / .912 | .735 / .882 | .735 / .882 | .735 / .882 |
+- **never worse for want of a vector**: a lexical hit some of whose texts still wait for
+  their vectors has no meaning rank yet; it is given its lexical rank as its meaning rank
+  (the lanes taken to agree), so a store not embedded yet answers exactly as words do, and
+  the lexical first hit is never pushed down because its text has no vector;
+- **lookups stay lookups**: for a query of at most PIN_TERMS content words (a name, an id,
+  keywords) the lexical first hit and the hits holding every word come first, then the
+  fusion; for any query, a confident lexical first hit (every word in one message or
+  section, and a score `margin` times any other hit's) stays first;
+- **a floor for meaning alone**: a unit only the meaning lane found must reach `floor`
+  (cosine) when the words found nothing, so a word found nowhere answers nothing rather than
+  the nearest texts of an unrelated store.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 K = 60
-PIN_TERMS = 3
 WORDS, MEANING = "words", "meaning"
+
+
+@dataclass(frozen=True)
+class Policy:
+    pin_terms: int = 3  # queries of at most this many content words pin the every-word tier
+    confident: bool = True  # a confident lexical first hit stays first, whatever the length
+    margin: float = 2.0  # ...when its score is this many times any other lexical hit's
+    held: bool = True  # ...and one message or section holds every word of the query
+    impute: bool = True  # a hit whose texts wait for vectors ranks by meaning as by words
+    depth: int = 0  # lexical hits that enter the fusion (0: all); the rest follow
+    floor: float = 0.0  # cosine a meaning-only hit needs when the words found nothing
+    floor_always: float = 0.0  # cosine a meaning-only hit needs whatever the words found
+
+
+POLICY = Policy()
 
 
 @dataclass
@@ -43,30 +59,84 @@ class Fused:
 
 def fuse(words: Sequence[Hashable], meaning: Sequence[Hashable], *, limit: int, k: int = K,
          first: Sequence[Hashable] = (), weights: tuple[float, float] = (1.0, 1.0),
-         ) -> list[Fused]:
+         imputed: dict[Hashable, int] | None = None) -> list[Fused]:
     """The units of both rankings fused, best first, at most `limit`; ties go to the better
     lexical rank, then the better meaning rank, then the unit's lexical order. `weights`
-    scale each lane's share (words, meaning)."""
+    scale each lane's share (words, meaning); `imputed` gives units the meaning lane could
+    not rank yet a meaning rank (their lanes stay as found)."""
     found: dict[Hashable, Fused] = {}
     for lane, ranking, weight in ((WORDS, words, weights[0]), (MEANING, meaning, weights[1])):
         for rank, unit in enumerate(dict.fromkeys(ranking), 1):
             hit = found.setdefault(unit, Fused(unit, 0.0))
-            hit.score += weight / (k + rank)
+            if not (lane == MEANING and imputed and unit in imputed):
+                hit.score += weight / (k + rank)
             hit.lanes.append(lane)
             hit.ranks[lane] = rank
+    for unit, rank in (imputed or {}).items():
+        if unit in found:
+            found[unit].score += weights[1] / (k + rank)
     pinned = [u for u in dict.fromkeys(first) if u in found]
-    rest = sorted((h for u, h in found.items() if u not in set(pinned)),
+    held = set(pinned)
+    rest = sorted((h for u, h in found.items() if u not in held),
                   key=lambda h: (-h.score, h.ranks.get(WORDS, 1 << 30),
                                  h.ranks.get(MEANING, 1 << 30)))
     return ([found[u] for u in pinned] + rest)[:limit]
 
 
-def fuse_search(words: Sequence[Hashable], meaning: Sequence[Hashable], *, limit: int,
-                tier: Sequence[Hashable], terms: int) -> list[Fused]:
-    """The fusion a search answers with: `tier` is the lexical units holding every word of
-    the query, `terms` how many content words it has (text.tokens.query_terms, prose)."""
+def fuse_search(words: Sequence[Hashable], meaning: Sequence[tuple[Hashable, float]], *,
+                limit: int, tier: Sequence[Hashable], terms: int,
+                waiting: set | frozenset = frozenset(), confident: bool = False,
+                policy: Policy | None = None) -> list[Fused]:
+    """The fusion a search answers with. `words`: the lexical units in order; `meaning`:
+    (unit, cosine) best first; `tier`: the lexical units holding every word of the query;
+    `terms`: how many content words it has (text.tokens.query_terms, prose); `waiting`: the
+    lexical units with texts still waiting for vectors; `confident`: the lexical first hit
+    holds every word in one message or section as no other hit does."""
+    p = policy or POLICY
+    lexical = list(dict.fromkeys(words))
+    floor = max(p.floor_always, p.floor if not lexical else 0.0)
+    held = set(lexical)
+    ranked = [u for u, cos in meaning if u in held or cos >= floor]
     first: list[Hashable] = []
-    if 0 < terms <= PIN_TERMS and words:
-        held = set(tier)
-        first = [words[0], *(u for u in words[1:] if u in held)]
-    return fuse(words, meaning, limit=limit, first=first)
+    if lexical and 0 < terms <= p.pin_terms:
+        tiered = set(tier)
+        first = [lexical[0], *(u for u in lexical[1:] if u in tiered)]
+    elif lexical and p.confident and confident:
+        first = [lexical[0]]
+    fused_words = lexical[:p.depth] if p.depth else lexical
+    imputed = {}
+    if p.impute and waiting:
+        at = {u: r for r, u in enumerate(ranked, 1)}
+        imputed = {u: min(r, at.get(u, r)) for r, u in enumerate(fused_words, 1)
+                   if u in waiting}
+    out = fuse(fused_words, ranked, limit=limit, first=first, imputed=imputed)
+    if len(out) < limit:  # the lexical hits past the fused depth, in their order
+        seen = {f.unit for f in out}
+        out += [Fused(u, 0.0, [WORDS], {WORDS: r}) for r, u in enumerate(lexical, 1)
+                if u not in seen][:limit - len(out)]
+    return out
+
+
+def clear_margin(scores: Sequence[float]) -> bool:
+    """Whether the first of the lexical hits' scores (higher is better) is the policy's margin
+    above every other: the words alone single it out."""
+    if not scores:
+        return False
+    rest = max(scores[1:], default=0.0)
+    return scores[0] > 0 and scores[0] >= POLICY.margin * rest
+
+
+def with_policy(policy: Policy) -> None:
+    """Make `policy` the one searches fuse by (the evals measure alternatives with it)."""
+    global POLICY
+    POLICY = policy
+
+
+def parse_policy(text: str) -> Policy:
+    """`pin_terms=3,depth=5,floor=0.8`: the default policy with those fields changed."""
+    changes: dict[str, object] = {}
+    for part in filter(None, (x.strip() for x in text.split(","))):
+        name, _, value = part.partition("=")
+        kind = type(getattr(POLICY, name))
+        changes[name] = (value.lower() in ("1", "true", "yes")) if kind is bool else kind(value)
+    return replace(POLICY, **changes)

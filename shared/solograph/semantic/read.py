@@ -1,11 +1,15 @@
 """The meaning lane inside a read: what `solograph.reads.read` does when the lane is on.
 
 `begin` (before the index opens) hands the query to the model's background thread, so it
-embeds while the index syncs and the lexical lane ranks. `catch_up` embeds what waits with
-what is left of the sync budget, on a writer only (a reader never writes; the worker or the
-next sync embeds for it). `fuse` gives the answer's fused ranking, each hit with its `lanes`;
-`pending` is freshness's `embedding_pending`. With the lane off none of this runs, and an
-answer is the lexical one, byte for byte.
+embeds while the index syncs and the lexical lane ranks. A read embeds its query and nothing
+else: what waits for vectors is the write commands', the worker's or the detached
+embedder's (`semantic/detach.py`). `fuse` gives the answer's fused ranking, each hit with its
+`lanes`, waiting for the query's vector no longer than the read's query time limit allows
+(counted from the read's start): a model slower than that gives the lexical answer, and
+freshness says so (`meaning: "late"`; `"failed"` when the model would not run, `"words"`
+when nothing is embedded yet, `"fused"` otherwise). `freshness` is what the answer says of
+the lane: how many texts are embedded, how many wait, and whether the meaning lane took
+part.
 
 Which answers fuse, and how, is each answer's `meaning` (a `semantic.answers.Meaning` in its
 index's meaning module): an answer with none (symbol search, the hook's kb_hint, exports)
@@ -20,19 +24,15 @@ import time
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future  # 12 ms of imports (logging), for an annotation
     from typing import Any
 
     from solograph.config import Settings
     from solograph.index import Answer, Index
     from solograph.semantic.answers import Meaning
-    from solograph.semantic.embedder import QueryVectors
+    from solograph.semantic.embedder import Pending, QueryVectors
     from solograph.semantic.lane import StoreLane
 
-# How long a fused answer waits for its query's vector once the lexical lane is done: the
-# model is loaded (~60 ms) and the query embedded (~20 ms) meanwhile; a process under heavy
-# load may take longer, and then the answer is the lexical one rather than a late one.
-VECTOR_WAIT_S = 5.0
+FUSED, LATE, WORDS_ONLY, FAILED = "fused", "late", "words", "failed"
 
 _queries: dict[int, QueryVectors] = {}
 
@@ -51,33 +51,17 @@ def queries() -> QueryVectors:
 class InRead:
     """The lane for one read of `lane`'s store: `query` is what to embed ("" when the read
     ranks nothing, say a page read whole: the answer is then as it is, with freshness's
-    count)."""
+    counts); `deadline` (time.monotonic()) the latest the read waits for its vector."""
 
-    def __init__(self, lane: StoreLane, meaning: Meaning, query: str) -> None:
+    def __init__(self, lane: StoreLane, meaning: Meaning, query: str, deadline: float) -> None:
         from solograph.semantic.embedder import shared_embedder
 
         self.lane = lane
         self.meaning = meaning
-        self.embedder = shared_embedder()
-        self.model = self.embedder.model_id
-        self.vector: Future | None = queries().start(query) if query else None
-        self._pending: int | None = None  # counted by catch_up, for freshness
-
-    def catch_up(self, conn: sqlite3.Connection, deadline: float) -> dict | None:
-        """Embed what waits until `deadline` (time.monotonic()); None when there was no time
-        or nothing waits."""
-        if time.monotonic() >= deadline:
-            return None
-        self._pending = self._count(conn)
-        if not self._pending:  # the usual case: one count, no collecting
-            return None
-        try:
-            report = self.lane.embed_pending(conn, self.embedder, deadline=deadline)
-        except sqlite3.OperationalError:  # a store locked by a writer: the next read embeds
-            self._pending = None
-            return None
-        self._pending = report.pending
-        return report.to_dict()
+        self.model = shared_embedder().model_id
+        self.deadline = deadline
+        self.vector: Pending | None = queries().start(query) if query else None
+        self.state = ""
 
     def lexical(self, params: dict) -> dict:
         """The parameters of the lexical answer this read fuses."""
@@ -86,26 +70,38 @@ class InRead:
     def fuse(self, handle: Any, answer: dict, params: dict) -> dict:
         if self.vector is None:
             return answer
+        vector = None
         try:
-            vector = self.vector.result(timeout=VECTOR_WAIT_S)
+            if self.lane.embedded_count(handle.conn, self.model):
+                vector = self.vector.result(timeout=max(0.0, self.deadline - time.monotonic()))
+                self.state = FUSED
+            else:  # nothing to rank by meaning yet: the answer is the words', unwaited
+                self.state = WORDS_ONLY
+        except sqlite3.OperationalError:  # a reader of a store from before the lane
+            self.state = WORDS_ONLY
         except TimeoutError:
-            return self.meaning.fuse(handle, answer, None, self.model, **params)
+            self.state = LATE
+        except (OSError, RuntimeError, ValueError):  # the model would not load or run: the
+            self.state = FAILED                       # words still answer, and say so
         return self.meaning.fuse(handle, answer, vector, self.model, **params)
 
-    def pending(self, conn: sqlite3.Connection) -> int:
-        if self._pending is not None:
-            return self._pending
-        return self._count(conn)
-
-    def _count(self, conn: sqlite3.Connection) -> int:
+    def freshness(self, conn: sqlite3.Connection) -> dict:
+        """`embedding_pending`, `embedded`, and `meaning` when the read ranked by meaning."""
         try:
-            return self.lane.pending_count(conn, self.model)
-        except sqlite3.OperationalError:  # a reader of a store from before the lane
-            return 0
+            pending = self.lane.pending_count(conn, self.model)
+            embedded = self.lane.embedded_count(conn, self.model)
+        except sqlite3.OperationalError:
+            pending = embedded = 0
+        out: dict[str, object] = {"embedding_pending": pending, "embedded": embedded}
+        if self.state:
+            out["meaning"] = self.state
+        return out
 
 
-def begin(index: Index, spec: Answer, params: dict, settings: Settings) -> InRead | None:
-    """The lane for this read, or None: the answer has no meaning side, or the lane is off."""
+def begin(index: Index, spec: Answer, params: dict, settings: Settings, *,
+          started: float) -> InRead | None:
+    """The lane for this read, or None: the answer has no meaning side, or the lane is off.
+    `started`: when the read began (time.monotonic()), from which its time limit counts."""
     if not spec.meaning:
         return None
     from solograph.semantic import enabled
@@ -115,5 +111,5 @@ def begin(index: Index, spec: Answer, params: dict, settings: Settings) -> InRea
     from solograph.index import resolve
 
     meaning = resolve(spec.meaning)
-    return InRead(resolve(index.lane), meaning, meaning.query(params))
-
+    return InRead(resolve(index.lane), meaning, meaning.query(params),
+                  started + max(0, settings.query_timeout_ms) / 1000)

@@ -16,13 +16,13 @@ from __future__ import annotations
 import base64
 
 from solograph.semantic.embedder import DIM
+from solograph.semantic.work import BATCH  # texts per round: a task of a few seconds
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from solograph.config import Settings
     from solograph.semantic.embedder import Embedder
 
-BATCH = 32  # texts per round: a few seconds of one core
 
 
 def model_id() -> str:

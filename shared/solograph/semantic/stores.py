@@ -11,6 +11,7 @@ from solograph.errors import BadQuery
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from contextlib import AbstractContextManager
 
     from solograph.config import Settings
@@ -44,24 +45,17 @@ def writer(settings: Settings, store: str) -> AbstractContextManager[sqlite3.Con
 
 
 def embed_store(settings: Settings, store: str, *, embedder: Embedder | None = None,
-                deadline: float | None = None, progress: Progress | None = None) -> dict:
+                deadline: float | None = None, progress: Progress | None = None,
+                stop: Callable[[], bool] | None = None) -> dict:
     """Embed what `store` lacks; the report says how many vectors were written and how many
-    rows still wait (`pending`)."""
+    texts still wait (`pending`)."""
     from solograph.semantic.embedder import shared_embedder
 
     lane = lane_of(store)
     model = embedder or shared_embedder()
     with lane.writer(settings) as conn:
-        return lane.embed_pending(conn, model, deadline=deadline, progress=progress).to_dict()
-
-
-def embedding_pending(conn: sqlite3.Connection, store: str, model_id: str) -> int:
-    """Rows of `store` waiting for vectors of `model_id`: freshness's `embedding_pending`.
-    A store opened before its vector tables existed (a reader of an old file) counts none."""
-    try:
-        return lane_of(store).pending_count(conn, model_id)
-    except sqlite3.OperationalError:
-        return 0
+        return lane.embed_pending(conn, model, deadline=deadline, progress=progress,
+                                  stop=stop).to_dict()
 
 
 def embed_job(settings: Settings, store: str, *, progress: Progress | None = None) -> dict:

@@ -1,13 +1,13 @@
 """Embedding as write work, in two halves that may run in different processes.
 
-`collect` reads which rows need vectors and the texts to embed (a `Work`, plain data that a
-queue can carry); `save` stores the vectors computed for it in one short write transaction,
-skipping any row that changed or went meanwhile (it stays pending, or is gone for good). The
-model runs between the two without a connection or a lock: a worker task can take a Work's
-texts and hand back vectors while one writer stores them.
+`collect` reads which units wait for vectors and the text each embeds (a `Work`, plain data
+that a queue can carry); `save` stores the vectors computed for it in one short write
+transaction, skipping any unit whose text changed or went meanwhile (it stays queued, or is
+gone for good). The model runs between the two without a connection or a lock: a worker task
+can take a Work's texts and hand back vectors while one writer stores them.
 
-`run` is the in-process loop over both: batches until nothing is pending, the deadline has
-passed, or a round made no progress.
+`run` is the in-process loop over both: rounds until nothing waits, the deadline has passed,
+`stop` says so, or a round made no progress.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ if TYPE_CHECKING:
 
     from solograph.semantic.embedder import Embedder
 
-Progress = Callable[[int, int], None]  # (embedded so far, still pending)
-BATCH = 16
-DEADLINE_BATCH = 1  # under a deadline, one passage at a time: each takes 80-400 ms
+Progress = Callable[[int, int], None]  # (embedded so far, the total this run set out to do)
+# Texts a round: a message or a section takes 0.1-0.4 s of one core, so a round is a few
+# seconds, the longest a shutdown or a write waits for the embedder.
+BATCH = 8
 
 
 def digest(text: str) -> str:
@@ -35,50 +36,46 @@ def digest(text: str) -> str:
 
 @dataclass(frozen=True)
 class Item:
-    """One text to embed: for row `unit` (a chunk, section or document), window `part`."""
+    """One text to embed: the text of unit `unit` (a message, a section, a document)."""
 
     unit: int
-    part: int
     text: str
     digest: str
-    span: tuple[int, int] = (0, 0)  # sessions: entries.seq of the window's first, last message
+
+    @classmethod
+    def of(cls, unit: int, text: str) -> Item:
+        return cls(unit, text, digest(text))
 
     def to_dict(self) -> dict:
-        return {"unit": self.unit, "part": self.part, "text": self.text, "digest": self.digest,
-                "span": list(self.span)}
+        return {"unit": self.unit, "text": self.text, "digest": self.digest}
 
     @classmethod
     def from_dict(cls, data: dict) -> Item:
-        return cls(int(data["unit"]), int(data["part"]), str(data["text"]),
-                   str(data["digest"]), tuple(data.get("span") or (0, 0)))
+        return cls(int(data["unit"]), str(data["text"]), str(data["digest"]))
 
 
 @dataclass
 class Work:
-    """What one round embeds: `items`, and for stores whose rows hold several windows, the
-    windows each row must end up with (`plans`: unit -> (version, digests))."""
+    """What one round embeds."""
 
     store: str
     model: str
     items: list[Item] = field(default_factory=list)
-    plans: dict[int, tuple[int, list[str]]] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
-        return not self.items and not self.plans
+        return not self.items
 
     def texts(self) -> list[str]:
         return [i.text for i in self.items]
 
     def to_dict(self) -> dict:
         return {"store": self.store, "model": self.model,
-                "items": [i.to_dict() for i in self.items],
-                "plans": [[u, v, d] for u, (v, d) in self.plans.items()]}
+                "items": [i.to_dict() for i in self.items]}
 
     @classmethod
     def from_dict(cls, data: dict) -> Work:
-        return cls(data["store"], data["model"], [Item.from_dict(i) for i in data["items"]],
-                   {int(u): (int(v), list(d)) for u, v, d in data.get("plans", [])})
+        return cls(data["store"], data["model"], [Item.from_dict(i) for i in data["items"]])
 
 
 class Lane(Protocol):
@@ -98,7 +95,7 @@ class Report:
     store: str
     model: str
     embedded: int = 0  # vectors written
-    pending: int = 0  # rows still waiting (the deadline passed, or rows changed meanwhile)
+    pending: int = 0  # texts still waiting (the deadline passed, or texts changed meanwhile)
     seconds: float = 0.0
 
     def to_dict(self) -> dict:
@@ -108,27 +105,32 @@ class Report:
 
 def run(lane: Lane, conn: sqlite3.Connection, embedder: Embedder, *,
         deadline: float | None = None, progress: Progress | None = None,
-        batch: int | None = None) -> Report:
-    """Embed what `lane`'s store lacks, batch by batch; with `deadline` (a time.monotonic()
-    value) stop between batches once it has passed."""
+        batch: int = BATCH, stop: Callable[[], bool] | None = None) -> Report:
+    """Embed what `lane`'s store lacks, round by round; with `deadline` (a time.monotonic()
+    value) or `stop` stop between rounds. `progress` gets (done, total), the total counted
+    once at the start (what waits then), so a bar's end does not move."""
     started = time.perf_counter()
-    size = batch or (DEADLINE_BATCH if deadline is not None else BATCH)
     report = Report(lane.store, embedder.model_id)
+    total = lane.pending_count(conn, embedder.model_id)
+    if progress is not None:
+        progress(0, total)
     stalled = 0
     while deadline is None or time.monotonic() < deadline:
-        work = lane.collect(conn, embedder.model_id, limit=size)
+        if stop is not None and stop():
+            break
+        work = lane.collect(conn, embedder.model_id, limit=batch)
         if work.empty:
             break
         vectors = embedder.embed_passages(work.texts())
         wrote = lane.save(conn, work, vectors)
         report.embedded += wrote
-        # A round that wrote nothing and closed no row means the rows keep changing under
-        # us (another writer): leave them for the next run rather than spin.
-        stalled = stalled + 1 if wrote == 0 and work.items else 0
+        # Rounds that write nothing mean the texts keep changing under us (another writer):
+        # leave them for the next run rather than spin.
+        stalled = stalled + 1 if wrote == 0 else 0
         if stalled >= 2:
             break
         if progress is not None:
-            progress(report.embedded, lane.pending_count(conn, embedder.model_id))
+            progress(report.embedded, max(total, report.embedded))
     report.pending = lane.pending_count(conn, embedder.model_id)
     report.seconds = time.perf_counter() - started
     return report

@@ -232,6 +232,15 @@ def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int]
     return out
 
 
+def one_message(conn: sqlite3.Connection, query: str, sessions: list[int]) -> set[int]:
+    """The sessions among `sessions` where one message holds every word of `query` (for a
+    one-word query, every session holding it does)."""
+    terms = terms_of(conn, query)
+    if len(terms.stems) < 2:
+        return set(sessions)
+    return {s for s, found in _near(conn, terms, set(sessions)).items() if found is not None}
+
+
 def _hit(conn: sqlite3.Connection, terms: Terms, tier: int, rank: float, session: int,
          chunk: int, near: tuple[int, int] | None) -> dict:
     row = session_row(conn, session)

@@ -15,27 +15,19 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from solograph.semantic.answers import Meaning, merge, words_only
-from solograph.semantic.embedder import DIM
+from solograph.semantic.answers import Meaning, fused_answer, relevance, words_only
 from solograph.semantic.fusion import MEANING
 from solograph.semantic.lane import StoreLane, allowed_by
-from solograph.semantic.work import Item, Work, check_vectors, digest
-from solograph.store import transaction
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
     from typing import Any
-
-    import numpy as np
 
     from solograph.config import Settings
 
 STORE = "sources"
 PASSAGE_CHARS = 1_500
 _SPACE = re.compile(r"\s+")
-
-_PENDING = ("FROM documents d LEFT JOIN document_vectors v ON v.document = d.id "
-            "WHERE (v.document IS NULL OR v.model != ?)")
 
 
 def document_text(title: str, text: str) -> str:
@@ -44,60 +36,29 @@ def document_text(title: str, text: str) -> str:
 
 class SourcesLane(StoreLane):
     store = STORE
+    table = "document_vectors"
+    key = "document"
+    unit_join = "JOIN documents d ON d.id = {unit}"
+    group = "COALESCE(d.video, d.key)"  # what sources.search shows once: a video, a document
+    noun = "documents"
+    texts_sql = "SELECT id, title, text FROM documents WHERE id IN ({marks})"
 
     def writer(self, settings: Settings):
         from solograph.sources.store import writing
 
         return writing(settings.sources_db)
 
-    def pending_count(self, conn: sqlite3.Connection, model: str) -> int:
-        return conn.execute(f"SELECT COUNT(*) {_PENDING}", (model,)).fetchone()[0]
+    def passage(self, *row: object) -> str:
+        return document_text(str(row[0]), str(row[1]))
 
-    def collect(self, conn: sqlite3.Connection, model: str, *, limit: int) -> Work:
-        work = Work(STORE, model)
-        for doc, title, text in conn.execute(
-                f"SELECT d.id, d.title, d.text {_PENDING} ORDER BY d.indexed_at DESC, d.id "
-                "LIMIT ?", (model, limit)):
-            passage = document_text(title, text)
-            work.items.append(Item(doc, 0, passage, digest(passage)))
-        return work
-
-    def save(self, conn: sqlite3.Connection, work: Work, vectors: np.ndarray) -> int:
-        from solograph.semantic import matrix as mx
-
-        check_vectors(work, vectors, DIM)
-        wrote = 0
-        with transaction(conn):
-            for item, blob in zip(work.items, mx.encode(vectors), strict=True):
-                # Written only while the document still holds the text embedded.
-                row = conn.execute("SELECT title, text FROM documents WHERE id = ?",
-                                   (item.unit,)).fetchone()
-                if row is None or digest(document_text(row[0], row[1])) != item.digest:
-                    continue
-                wrote += conn.execute(
-                    "INSERT INTO document_vectors (document, digest, model, vector) "
-                    "VALUES (?, ?, ?, ?) ON CONFLICT (document) DO UPDATE SET "
-                    "digest = excluded.digest, model = excluded.model, vector = excluded.vector",
-                    (item.unit, item.digest, work.model, blob)).rowcount
-        return wrote
-
-    def vector_rows(self, conn: sqlite3.Connection, model: str):
-        return conn.execute(
-            "SELECT v.document, COALESCE(d.video, d.key), v.vector "
-            "FROM document_vectors v JOIN documents d ON d.id = v.document WHERE v.model = ?",
-            (model,))
-
-    def meaning_rank(self, conn: sqlite3.Connection, query_vector, limit: int, *, model: str,
-                     source: str | None = None) -> list[dict]:
-        """Videos (by their best chunk) and other documents by cosine with `query_vector`
-        (made by `model`), best first, of one `source` or all; `unit` is the group
-        sources.search shows once (a video id, else the document key), `document` the best
-        document's id."""
-        allowed = allowed_by(conn, "SELECT DISTINCT COALESCE(video, key) FROM documents "
-                                   "WHERE source = ?", (source,)) if source else None
-        return [{"unit": grp, "score": score, "document": doc}
-                for grp, score, doc in self.matrix(conn, model).rank(query_vector, limit,
-                                                                      allowed)]
+    def waiting(self, conn: sqlite3.Connection, groups: list) -> set:
+        if not groups:  # by the video and key indexes, not a scan of what waits
+            return set()
+        marks = ",".join("?" * len(groups))
+        return {r[0] for r in conn.execute(
+            f"SELECT DISTINCT {self.group} FROM documents d JOIN vector_todo t "
+            f"ON t.unit = d.id WHERE d.video IN ({marks}) OR d.key IN ({marks})",
+            [*groups, *groups])}
 
 
 LANE = SourcesLane()
@@ -119,34 +80,35 @@ class SourceSearch(Meaning):
         if vector is None:
             return words_only(answer)
         conn = handle.conn
+        results = answer["results"]
+        groups = [_group(h) for h in results]
+        allowed = allowed_by(conn, "SELECT DISTINCT COALESCE(video, key) FROM documents "
+                                   "WHERE source = ?", (source,)) if source else None
         try:
-            found = LANE.meaning_rank(conn, vector, limit, model=model, source=source)
+            fused = fused_answer(
+                LANE, conn, answer, vector, model, query=query or "", limit=limit,
+                allowed=allowed, words=groups, lexical=dict(zip(groups, results, strict=True)),
+                tier=[g for g, h in zip(groups, results, strict=True) if h.get("match") == "all"],
+                render=lambda _group, doc: source_hit(conn, query or "", doc))
         except sqlite3.OperationalError:  # a store from before the lane, opened read-only
             return words_only(answer)
-        results = answer["results"]
-        words = [_group(h) for h in results]
-        docs = {h["unit"]: h for h in found}
-        return merge(answer, words, [h["unit"] for h in found], limit=limit,
-                     tier=[_group(h) for h in results if h.get("match") == "all"],
-                     query=query or "", lexical={_group(h): h for h in results},
-                     render=lambda grp: source_hit(conn, query or "", docs[grp]))
+        for hit in fused["results"]:  # the replaced API's 0..1 field, on the fused scale
+            hit["relevance"] = relevance(hit["score"])
+        return fused
 
 
 def _group(hit: dict) -> str:
     return hit.get("video") or hit["id"]
 
 
-def source_hit(conn: sqlite3.Connection, query: str, found: dict) -> dict | None:
-    """A document found by meaning; its `relevance` (0..1, the field the search API this
-    one replaced had) is its cosine with the query."""
+def source_hit(conn: sqlite3.Connection, query: str, doc: int) -> dict | None:
+    """A document found by meaning, shown as a search shows it (at its best chunk)."""
     from solograph.sources.search import result_of
     from solograph.text.tokens import query_terms
 
-    doc = found["document"]
     if conn.execute("SELECT 1 FROM documents WHERE id = ?", (doc,)).fetchone() is None:
         return None
-    hit = result_of(conn, doc, MEANING, query_terms(query, prose=True))
-    return {**hit, "relevance": round(min(0.9999, max(0.0001, found["score"])), 4)}
+    return result_of(conn, doc, MEANING, query_terms(query, prose=True))
 
 
 SEARCH = SourceSearch()

@@ -75,76 +75,89 @@ def index(tmp_path):
 
 def session_ids(conn, hits):
     ids = dict(conn.execute("SELECT id, session_id FROM sessions").fetchall())
-    return [ids[h["unit"]] for h in hits]
+    return [ids[group] for group, _, _ in hits]
 
 
-def test_sessions_embed_user_and_assistant_text_and_a_russian_question_finds_them(index,
-                                                                                  model):
+def embeddable(conn) -> int:
+    """The messages the lane embeds, counted from the text (not from its queue)."""
+    from solograph.sessions.meaning import message_text
+
+    return sum(1 for kind, text in conn.execute("SELECT kind, text FROM entries")
+               if kind in ("prompt", "command", "reply") and message_text(text))
+
+
+def rank(conn, model, query, limit=5, where="", params=()):
+    from solograph.semantic.lane import allowed_by
+
+    allowed = allowed_by(conn, f"SELECT s.id FROM sessions s WHERE {where}", params) \
+        if where else None
+    return lane.LANE.rank(conn, model.embed_queries([query])[0], limit, model=model.model_id,
+                          allowed=allowed)
+
+
+def test_each_message_is_embedded_and_a_russian_question_finds_it(index, model):
     conn, _, made = index
-    assert lane.LANE.pending_count(conn, model.model_id) == 3  # two mains and the sub-agent
+    waiting = embeddable(conn)
+    assert waiting == 5  # "Renamed, conversions pass." is too short to say anything
+    assert lane.LANE.pending_count(conn, model.model_id) == waiting
     report = lane.LANE.embed_pending(conn, model)
-    assert report.pending == 0 and report.embedded == 3
-    texts = [r[0] for r in conn.execute("SELECT group_concat(text, '\n') FROM entries "
-                                        "GROUP BY chunk")]
-    assert len(texts) == 3
-    query = model.embed_queries(["почему вебхук оплаты не доставлялся повторно"])[0]
-    hits = lane.LANE.meaning_rank(conn, query, 5, model=model.model_id)
+    assert report.pending == 0 and report.embedded == waiting
+    assert lane.LANE.embedded_count(conn, model.model_id) == waiting
+    hits = rank(conn, model, "почему вебхук оплаты не доставлялся повторно")
     assert session_ids(conn, hits)[0] == made["hook"].id
-    assert hits[0]["score"] > hits[-1]["score"]
+    assert hits[0][1] > hits[-1][1]
+    best = conn.execute("SELECT text FROM entries WHERE id = ?", (hits[0][2],)).fetchone()[0]
+    assert "webhook" in best
     scope = project_scope("recipes")
-    scoped = lane.LANE.meaning_rank(conn, query, 5, model=model.model_id, where=scope.where,
-                               params=scope.params)
+    scoped = rank(conn, model, "почему вебхук оплаты не доставлялся повторно",
+                  where=scope.where, params=scope.params)
     assert session_ids(conn, scoped) == [made["food"].id]
 
 
 def test_a_changed_model_id_embeds_again_and_its_queries_see_only_its_vectors(index, model):
-    conn, _, made = index
+    conn, _, _ = index
     lane.LANE.embed_pending(conn, model)
     other = Renamed("another-model/1")
-    assert lane.LANE.pending_count(conn, other.model_id) == 3
-    assert lane.LANE.meaning_rank(conn, other.embed_queries(["webhook"])[0], 5,
-                             model=other.model_id) == []
+    assert lane.LANE.pending_count(conn, other.model_id) == 5
+    assert lane.LANE.embedded_count(conn, other.model_id) == 0
+    assert rank(conn, other, "webhook") == []
     report = lane.LANE.embed_pending(conn, other)
-    assert report.embedded == 3 and report.pending == 0
-    models = {r[0] for r in conn.execute("SELECT DISTINCT model FROM chunk_vectors")}
+    assert report.embedded == 5 and report.pending == 0
+    models = {r[0] for r in conn.execute("SELECT DISTINCT model FROM entry_vectors")}
     assert models == {other.model_id}
-    assert lane.LANE.pending_count(conn, model.model_id) == 3
+    assert lane.LANE.pending_count(conn, model.model_id) == 5
 
 
-def test_a_grown_transcript_embeds_only_its_last_window_again(index, model):
+def test_a_grown_transcript_embeds_only_its_new_message(index, model):
     conn, t, made = index
     lane.LANE.embed_pending(conn, model)
-    before = dict(conn.execute("SELECT part, digest FROM chunk_vectors v JOIN chunks c "
-                               "ON c.id = v.chunk JOIN sessions s ON s.id = c.session "
-                               "WHERE s.session_id = ?", (made["food"].id,)).fetchall())
-    made["food"].prompt("also keep the old column for a release")
+    made["food"].prompt("also keep the old column for one more release, then drop it")
     made["food"].flush()
     sync_sessions_folder(conn, t.root)
     assert lane.LANE.pending_count(conn, model.model_id) == 1
     work = lane.LANE.collect(conn, model.model_id, limit=16)
-    assert len(work.items) == 1 and work.items[0].part == len(before) - 1
+    assert [i.text for i in work.items] == [
+        "also keep the old column for one more release, then drop it"]
     lane.LANE.embed_pending(conn, model)
     assert lane.LANE.pending_count(conn, model.model_id) == 0
 
 
-def test_a_purged_session_takes_its_vectors(index, model, tmp_path):
-    conn, t, made = index
+def test_a_purged_session_takes_its_vectors(index, model):
+    conn, _, made = index
     lane.LANE.embed_pending(conn, model)
-    assert conn.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0] == 3
-    private = Path("/home/dev/code/shop")  # what a sync does when the folder turns private
     from solograph.sessions.upkeep import purge_session
     from solograph.store import transaction
 
     with transaction(conn):
-        purge_session(conn, made["hook"].id, str(private))
-    left = conn.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0]
-    assert left == 1  # the recipes session's only
-    query = model.embed_queries(["webhook retries"])[0]
-    assert made["hook"].id not in session_ids(conn, lane.LANE.meaning_rank(
-        conn, query, 5, model=model.model_id))
+        purge_session(conn, made["hook"].id, "/home/dev/code/shop")
+    left = conn.execute("SELECT COUNT(*) FROM entry_vectors").fetchone()[0]
+    assert left == embeddable(conn) == 1  # the recipes session's prompt
+    assert lane.LANE.embedded_count(conn, model.model_id) == 1
+    assert lane.LANE.pending_count(conn, model.model_id) == 0
+    assert made["hook"].id not in session_ids(conn, rank(conn, model, "webhook retries"))
 
 
-def test_text_redacted_again_drops_the_vectors_made_from_it(index, model):
+def test_text_redacted_again_drops_the_vector_made_from_it(index, model):
     conn, _, _ = index
     lane.LANE.embed_pending(conn, model)
     from solograph.store import transaction
@@ -152,37 +165,53 @@ def test_text_redacted_again_drops_the_vectors_made_from_it(index, model):
     with transaction(conn):
         conn.execute("UPDATE entries SET text = text || ' [redacted]' WHERE id = "
                      "(SELECT MIN(id) FROM entries)")
-    assert conn.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0] == 2
+    assert conn.execute("SELECT COUNT(*) FROM entry_vectors").fetchone()[0] == 4
     assert lane.LANE.pending_count(conn, model.model_id) == 1
 
 
-def test_search_half_embedded_answers_and_counts_what_waits(index, model):
+def test_half_embedded_the_newest_come_first_and_the_rest_wait(index, model):
     conn, _, made = index
-    work = lane.LANE.collect(conn, model.model_id, limit=1)  # the newest chunk only
+    work = lane.LANE.collect(conn, model.model_id, limit=2)
+    newest = conn.execute("SELECT id FROM entries WHERE length(text) >= 30 "
+                          "ORDER BY at DESC, id DESC LIMIT 2").fetchall()
+    assert [i.unit for i in work.items] == [r[0] for r in newest]
     lane.LANE.save(conn, work, model.embed_passages(work.texts()))
-    assert lane.LANE.pending_count(conn, model.model_id) == 2
-    hits = lane.LANE.meaning_rank(conn, model.embed_queries(["recipe units"])[0], 5,
-                             model=model.model_id)
-    assert len(hits) == 1
-    # A search-time embed under a deadline already passed does no work and says so.
+    assert lane.LANE.pending_count(conn, model.model_id) == 3
+    groups = {g for g, _, _ in rank(conn, model, "recipe units", limit=10)}
+    sessions = {r[0] for r in conn.execute("SELECT DISTINCT session FROM entries WHERE id IN "
+                                           "(SELECT entry FROM entry_vectors)")}
+    assert groups == sessions
+    assert lane.LANE.waiting(conn, list(sessions | {-1})) <= sessions
+    # A deadline already passed does no work and says so; then the rest.
     report = lane.LANE.embed_pending(conn, model, deadline=time.monotonic())
-    assert report.embedded == 0 and report.pending == 2
+    assert report.embedded == 0 and report.pending == 3
     report = lane.LANE.embed_pending(conn, model, deadline=time.monotonic() + 60)
     assert report.pending == 0
-    hits = lane.LANE.meaning_rank(conn, model.embed_queries(["recipe units"])[0], 5,
-                             model=model.model_id)
-    assert len(hits) == 2  # both sessions: the matrix was read again once vectors changed
+    assert lane.LANE.waiting(conn, list(sessions)) == set()
 
 
-def test_vectors_saved_for_a_chunk_that_changed_meanwhile_are_dropped(index, model):
-    conn, t, made = index
+def test_vectors_saved_for_a_text_that_changed_meanwhile_are_dropped(index, model):
+    conn, _, _ = index
     work = lane.LANE.collect(conn, model.model_id, limit=16)
     vectors = model.embed_passages(work.texts())
-    made["hook"].reply("One more thing: log each attempt.")
-    made["hook"].flush()
-    sync_sessions_folder(conn, t.root)
-    lane.LANE.save(conn, work, vectors)
-    assert lane.LANE.pending_count(conn, model.model_id) == 1  # the grown chunk waits
+    from solograph.store import transaction
+
+    with transaction(conn):
+        conn.execute("UPDATE entries SET text = 'the webhook now logs each attempt it makes' "
+                     "WHERE id = ?", (work.items[0].unit,))
+    assert lane.LANE.save(conn, work, vectors) == 4
+    assert lane.LANE.pending_count(conn, model.model_id) == 1  # the changed one waits
+
+
+def test_a_stop_ends_embedding_between_rounds(index, model):
+    conn, _, _ = index
+    from solograph.semantic.work import run
+
+    rounds = []
+    report = run(lane.LANE, conn, model, batch=2, stop=lambda: len(rounds) > 1,
+                 progress=lambda done, total: rounds.append((done, total)))
+    assert rounds == [(0, 5), (2, 5)]  # the bar's end is known from the start
+    assert report.embedded == 2 and report.pending == 3
 
 
 def test_float16_vectors_keep_the_neighbours_of_float32(model):
@@ -202,25 +231,33 @@ def test_kb_sections_are_embedded_with_their_page_and_leave_with_it(tmp_path, mo
         pages = ("SELECT COUNT(*) FROM sections s JOIN docs d ON d.id = s.doc "
                  "WHERE d.catalog = 0")  # index.md is not embedded
         assert conn.execute("SELECT COUNT(*) FROM docs WHERE catalog = 1").fetchone()[0] == 1
-        assert kb_lane.LANE.pending_count(conn, model.model_id) == conn.execute(pages).fetchone()[0]
+        sections = conn.execute(pages).fetchone()[0]
+        assert kb_lane.LANE.pending_count(conn, model.model_id) == sections
         work = kb_lane.LANE.collect(conn, model.model_id, limit=1)
-        assert work.items[0].text.startswith("Agent sandboxing") or "\n" in work.items[0].text
+        wiki = conn.execute("SELECT d.in_pages FROM sections s JOIN docs d ON d.id = s.doc "
+                            "WHERE s.id = ?", (work.items[0].unit,)).fetchone()[0]
+        assert wiki == 1  # the wiki's pages first
         kb_lane.LANE.embed_pending(conn, model)
         assert kb_lane.LANE.pending_count(conn, model.model_id) == 0
+        assert kb_lane.LANE.embedded_count(conn, model.model_id) == sections
         query = model.embed_queries(["как запереть агента, чтобы он не трогал систему"])[0]
-        hits = kb_lane.LANE.meaning_rank(conn, query, 3, model=model.model_id,
-                                    where="d.in_pages = 1")
-        path = conn.execute("SELECT path FROM docs WHERE id = ?", (hits[0]["unit"],)).fetchone()
+        from solograph.semantic.lane import allowed_by
+
+        hits = kb_lane.LANE.rank(conn, query, 3, model=model.model_id, allowed=allowed_by(
+            conn, "SELECT id FROM docs WHERE in_pages = 1"))
+        path = conn.execute("SELECT path FROM docs WHERE id = ?", (hits[0][0],)).fetchone()
         assert path[0] == "wiki/agent-sandboxing.md"
-        doc = hits[0]["unit"]
+        doc = hits[0][0]
         (root / "wiki" / "agent-sandboxing.md").unlink()
         kb_sync(kb)
         assert conn.execute("SELECT COUNT(*) FROM section_vectors v JOIN sections s "
                             "ON s.id = v.section WHERE s.doc = ?", (doc,)).fetchone()[0] == 0
         assert conn.execute("SELECT COUNT(*) FROM section_vectors").fetchone()[0] == \
             conn.execute(pages).fetchone()[0]
-        assert doc not in [h["unit"] for h in kb_lane.LANE.meaning_rank(conn, query, 10,
-                                                                    model=model.model_id)]
+        assert kb_lane.LANE.embedded_count(conn, model.model_id) == \
+            conn.execute(pages).fetchone()[0]
+        assert doc not in [g for g, _, _ in kb_lane.LANE.rank(conn, query, 10,
+                                                               model=model.model_id)]
     finally:
         kb.close()
 
@@ -237,15 +274,14 @@ def test_source_documents_lose_their_vectors_on_delete_and_on_new_text(tmp_path,
         src_lane.LANE.embed_pending(conn, model)
         assert src_lane.LANE.pending_count(conn, model.model_id) == 0
         query = model.embed_queries(["счета для фрилансеров"])[0]
-        hits = src_lane.LANE.meaning_rank(conn, query, 2, model=model.model_id)
-        assert hits[0]["unit"] == "producthunt/tiny-invoice"
+        hits = src_lane.LANE.rank(conn, query, 2, model=model.model_id)
+        assert hits[0][0] == "producthunt/tiny-invoice"
         put(conn, [Document("producthunt", "pricefox", "PriceFox",
                             text="Watches what rivals charge")])
         assert src_lane.LANE.pending_count(conn, model.model_id) == 1
         delete(conn, "producthunt/tiny-invoice")
         assert conn.execute("SELECT COUNT(*) FROM document_vectors").fetchone()[0] == 0
-        assert src_lane.LANE.meaning_rank(conn, query, 2, model=model.model_id,
-                                     source="youtube") == []
+        assert src_lane.LANE.state(conn)[:2] == (0, 1)  # no vector; PriceFox waits
 
 
 def test_one_thread_per_model_is_the_default():
@@ -254,14 +290,14 @@ def test_one_thread_per_model_is_the_default():
 
 
 def test_a_store_is_embedded_by_name_as_a_job_would(tmp_path, model):
-    from solograph.semantic.stores import embed_store, embedding_pending, writer
+    from solograph.semantic.stores import embed_store, lane_of, writer
 
     t = Transcripts(tmp_path / "projects")
     t.conversation("/home/dev/code/shop", WEBHOOK, "Retries added.")
     settings = Settings(home=tmp_path / "home", claude_projects=tmp_path / "projects")
     with writer(settings, "sessions") as conn:
         sync_sessions_folder(conn, settings.claude_projects)
-        assert embedding_pending(conn, "sessions", model.model_id) == 1
+        assert lane_of("sessions").pending_count(conn, model.model_id) == 1  # the prompt
     report = embed_store(settings, "sessions", embedder=model)
     assert report["embedded"] == 1 and report["pending"] == 0
     with pytest.raises(BadQuery):

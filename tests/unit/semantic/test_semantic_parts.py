@@ -17,56 +17,37 @@ from solograph.semantic import available, enabled
 from solograph.semantic import embedder as emb
 from solograph.semantic.fusion import fuse, fuse_search
 from solograph.semantic.work import Item, Work
-from solograph.sessions.meaning import CONTEXT_CHARS, WINDOW_CHARS, pieces, windows
+from solograph.sessions.meaning import MESSAGE_CHARS, MIN_CHARS, message_text
 
 ROOT = Path(__file__).resolve().parents[3]
 
-# --------------------------------------------------------------------------- windows
+# --------------------------------------------------------------------------- messages
 
 texts = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)),
                 max_size=3_000)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(texts)
-def test_pieces_keep_every_word_within_the_size(text):
-    got = pieces(text)
-    assert all(0 < len(p) <= WINDOW_CHARS for p in got)
-    assert " ".join(got).split() == text.split()
+def test_a_message_embeds_its_opening_words_within_the_cut(text):
+    got = message_text(text)
+    flat = " ".join(text.split())
+    if len(flat) < MIN_CHARS:
+        assert got == ""
+        return
+    assert 0 < len(got) <= MESSAGE_CHARS
+    assert flat.startswith(got)
+    assert got == flat or flat[len(got)] == " " or len(got) == MESSAGE_CHARS
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.lists(texts, max_size=12))
-def test_windows_cover_every_message_in_order(messages):
-    numbered = list(enumerate(messages))
-    got = windows(numbered)
-    assert all(len(w.text) <= WINDOW_CHARS for w in got)
-    assert all(w.span[0] <= w.span[1] for w in got)
-    seen = " ".join(w.text for w in got).split()
-    for text in messages:  # every word of every message is in some window
-        assert set(text.split()) <= set(seen)
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(texts, min_size=1, max_size=10), st.lists(texts, min_size=1, max_size=4))
-def test_a_growing_chunk_changes_only_its_last_window(messages, more):
-    before = windows(list(enumerate(messages)))
-    after = windows(list(enumerate(messages + more)))
-    assert [w.text for w in after[:max(0, len(before) - 1)]] == \
-        [w.text for w in before[:-1]]
-
-
-def test_a_short_message_opens_the_next_window_too():
-    question = "should the webhook retry on a 500?"
-    answer = "yes " * 300
-    got = windows([(1, "context " * 100), (2, question), (3, answer.strip())])
-    assert len(question) <= CONTEXT_CHARS
-    assert got[1].text.startswith(question)
-    assert got[1].span == (2, 3)
+def test_short_replies_say_nothing_to_embed():
+    assert message_text("yes, do it") == ""
+    assert message_text("   go on   \n") == ""
+    assert message_text("the webhook retries three times with backoff") != ""
 
 
 def test_work_travels_as_plain_data():
-    work = Work("sessions", "m", [Item(3, 1, "text", "d", (4, 9))], {3: (12, ["a", "d"])})
+    work = Work("sessions", "m", [Item.of(3, "text"), Item.of(9, "more text")])
     again = Work.from_dict(json.loads(json.dumps(work.to_dict())))
     assert again == work
 
@@ -84,18 +65,59 @@ def test_fusion_sums_reciprocal_ranks_and_names_the_lanes():
                                 "lanes": ["words", "meaning"]}
 
 
+def _cos(units, top=0.9):
+    return [(u, top - i / 100) for i, u in enumerate(units)]
+
+
 def test_a_search_pins_the_every_word_tier_for_keywords_only():
-    words, meaning, tier = ["a", "b", "c", "d"], ["d", "x", "y"], ["c"]
+    words, meaning, tier = ["a", "b", "c", "d"], _cos(["d", "x", "y"]), ["c"]
     keywords = fuse_search(words, meaning, limit=3, tier=tier, terms=2)
     assert [h.unit for h in keywords] == ["a", "c", "d"]  # the first hit, the tier, fused
     question = fuse_search(words, meaning, limit=3, tier=tier, terms=6)
     assert [h.unit for h in question] == ["d", "a", "b"]
 
 
+def test_a_confident_first_hit_stays_first_however_long_the_query():
+    words, meaning = ["a", "b", "c", "d"], _cos(["d", "x", "y"])
+    got = fuse_search(words, meaning, limit=3, tier=[], terms=6, confident=True)
+    assert [h.unit for h in got][:2] == ["a", "d"]
+
+
 def test_fusion_pins_the_lexical_tier_when_asked():
     got = fuse(["a", "b"], ["x", "y", "b"], limit=3, first=["b"])
     assert [h.unit for h in got] == ["b", "a", "x"]
     assert fuse([], [], limit=5) == []
+
+
+units = st.lists(st.sampled_from("abcdefghijklmnop"), unique=True, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(units, st.integers(1, 20), st.integers(0, 8))
+def test_nothing_embedded_answers_as_the_words_do(words, limit, terms):
+    got = fuse_search(words, [], limit=limit, tier=words[1:3], terms=terms,
+                      waiting=set(words))
+    assert [h.unit for h in got] == words[:limit]
+
+
+@settings(max_examples=300, deadline=None)
+@given(units, units, st.data())
+def test_a_first_hit_waiting_for_its_vector_is_never_pushed_down(words, meaning, data):
+    if not words:
+        return
+    waiting = {words[0], *data.draw(st.lists(st.sampled_from(words), max_size=4))}
+    got = fuse_search(words, _cos(meaning), limit=10, tier=[], terms=7, waiting=waiting)
+    assert got[0].unit == words[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(units, units, st.floats(0.5, 0.95))
+def test_a_word_found_nowhere_finds_nothing_under_the_floor(meaning, scores, floor):
+    from solograph.semantic.fusion import Policy
+
+    ranked = [(u, floor - 0.01 - i / 1000) for i, u in enumerate(meaning)]
+    got = fuse_search([], ranked, limit=10, tier=[], terms=1, policy=Policy(floor=floor))
+    assert got == []
 
 
 # --------------------------------------------------------------------------- settings
@@ -175,8 +197,7 @@ def test_lexical_reads_import_neither_numpy_nor_the_model(tmp_path, mode, missin
 # --------------------------------------------------------------------------- migrations
 
 
-def test_an_index_from_before_the_lane_gains_its_vector_tables_and_keeps_its_rows(
-        tmp_path, monkeypatch):
+def test_an_index_with_window_vectors_moves_to_one_vector_per_message(tmp_path, monkeypatch):
     import solograph.store as store
     from solograph.sessions import meaning as lane
     from solograph.sessions.store import open_index
@@ -184,33 +205,26 @@ def test_an_index_from_before_the_lane_gains_its_vector_tables_and_keeps_its_row
     from tests.support.transcripts import Transcripts
 
     t = Transcripts(tmp_path / "projects")
-    t.conversation("/home/dev/code/app", "fix the webhook retry", "Done, it retries.")
-    # An index written before the lane: every migration but the vectors'.
-    first = tuple(m for m in store.migration_files("sessions") if m[0] != "0004_vectors")
+    t.conversation("/home/dev/code/app", "fix the webhook retry when the upstream answers 500",
+                   "Done: it retries three times with exponential backoff.")
+    # An index written with the windows: every migration before the messages'.
+    first = tuple(m for m in store.migration_files("sessions")
+                  if m[0] < "0007_message_vectors")
     monkeypatch.setattr(store, "migration_files", lambda name: first)
     old = open_index(tmp_path / "sessions.db")
     sync(old, t.root)
+    chunk = old.execute("SELECT id FROM chunks").fetchone()[0]
+    with store.transaction(old):
+        old.execute("INSERT INTO chunk_vectors (chunk, part, first_seq, last_seq, digest, "
+                    "model, vector) VALUES (?, 0, 1, 2, 'd', 'some-model', ?)",
+                    (chunk, bytes(768)))
     old.close()
     monkeypatch.undo()
 
     conn = open_index(tmp_path / "sessions.db")
-    assert "0004_vectors" in store.applied_migrations(conn)
-    chunk = conn.execute("SELECT id FROM chunks").fetchone()[0]
-    assert lane.LANE.pending_count(conn, "some-model") == 1
-    with store.transaction(conn):
-        conn.execute("INSERT INTO chunk_vectors (chunk, part, first_seq, last_seq, digest, "
-                     "model, vector) VALUES (?, 0, 1, 2, 'd', 'some-model', ?)",
-                     (chunk, bytes(768)))
-        conn.execute("INSERT INTO chunk_embedded (chunk, entries, model) "
-                     "SELECT id, entries, 'some-model' FROM chunks")
-    assert lane.LANE.pending_count(conn, "some-model") == 0
-    assert lane.LANE.pending_count(conn, "another-model") == 1
-    rev = conn.execute("SELECT rev FROM vector_rev").fetchone()[0]
-    from solograph.sessions.chunks import drop_chunks
-
-    with store.transaction(conn):
-        drop_chunks(conn, "id = ?", (chunk,))
-    assert conn.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0] == 0
-    assert conn.execute("SELECT COUNT(*) FROM chunk_embedded").fetchone()[0] == 0
-    assert conn.execute("SELECT rev FROM vector_rev").fetchone()[0] > rev
+    assert "0007_message_vectors" in store.applied_migrations(conn)
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    assert "chunk_vectors" not in tables and "entry_vectors" in tables
+    assert lane.LANE.pending_count(conn, "some-model") == 2  # the prompt and the reply
+    assert lane.LANE.embedded_count(conn, "some-model") == 0
     conn.close()
