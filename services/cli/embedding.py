@@ -44,17 +44,19 @@ def _bar(store: str) -> Callable[[int, int], None]:
 def after_read(settings: Settings, args: argparse.Namespace, answer: dict, store: str) -> None:
     """After a read with the lane on: when texts wait for vectors, start the store's detached
     embedder (no broker here), and tell a person once, under the results, how much of the
-    store is embedded and that the rest is on its way."""
+    store is embedded and that the rest is on its way (with a broker, the worker's)."""
     fresh = answer.get("freshness")
     if not isinstance(fresh, dict) or not fresh.get("embedding_pending"):
         return
-    from solograph_services.common.embedder import start
+    started = False
+    if not settings.redis_url:  # with a broker the worker embeds after each sync
+        from solograph_services.common.embedder import start
 
-    started = start(settings, store)
+        started = start(settings, store)
     if getattr(args, "json", False):
         return
-    print(meaning_note(fresh, store, running=started or settings.embedder != "off"),
-          file=sys.stderr)
+    running = started or bool(settings.redis_url) or settings.embedder != "off"
+    print(meaning_note(fresh, store, running=running), file=sys.stderr)
 
 
 def meaning_note(fresh: dict, store: str, *, running: bool) -> str:

@@ -35,7 +35,8 @@ def anyio_backend() -> str:
 def make_settings(base: Path, redis_url: str) -> Settings:
     t = Transcripts(base / "projects")
     for i in range(4):
-        s = t.conversation(f"/home/dev/code/app{i}", f"fix the webhook retry {i}", "Done.")
+        s = t.conversation(f"/home/dev/code/app{i}",
+                           f"fix the webhook retry {i} so deliveries stop failing", "Done.")
         path = next((base / "projects").rglob(f"{s.id}.jsonl"))
         os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))
     return Settings(home=base / "home", claude_projects=base / "projects",

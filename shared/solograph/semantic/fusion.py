@@ -33,10 +33,10 @@ WORDS, MEANING = "words", "meaning"
 
 @dataclass(frozen=True)
 class Policy:
-    pin_terms: int = 3  # queries of at most this many content words pin the every-word tier
+    pin_terms: int = 4  # queries of at most this many content words pin the every-word tier
     confident: bool = True  # a confident lexical first hit stays first, whatever the length
-    margin: float = 2.0  # ...when its score is this many times any other lexical hit's
-    held: bool = True  # ...and one message or section holds every word of the query
+    margin: float = 1.5  # ...when its score is this many times any other lexical hit's
+    held: bool = False  # ...and, when set, one message or section holds every word
     impute: bool = True  # a hit whose texts wait for vectors ranks by meaning as by words
     depth: int = 0  # lexical hits that enter the fusion (0: all); the rest follow
     floor: float = 0.0  # cosine a meaning-only hit needs when the words found nothing
