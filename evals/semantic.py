@@ -6,7 +6,7 @@ gets it. Each fused suite runs at four shares of its store embedded (`SHARES`: 0
 100 %, the suites `<name>@0`, `@25`, `@50` and `<name>` itself), embedded in the order the
 product embeds (`StoreLane.collect`: the newest first, the KB's wiki first), because a store
 half embedded is what a user meets for hours after an install. `EVAL_POLICY` measures another
-fusion policy than the reads' default (`pin_terms=3,depth=5,floor=0.8`: see
+fusion policy than the reads' default (`pin_terms=3,margin=2,floor=0`: any field of
 `solograph.semantic.fusion.Policy`).
 
 Embedding goes through the lane's own write path (collect, embed, save) with the model in

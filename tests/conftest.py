@@ -21,6 +21,11 @@ hypothesis_settings.register_profile("repeatable", derandomize=True, database=No
 hypothesis_settings.register_profile("explore", derandomize=False)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
+# A read that finds texts waiting for vectors starts a detached embedder (the meaning lane,
+# no broker): in tests it would outlive the test and its temporary home. The tests of the
+# embedder turn it on themselves.
+os.environ.setdefault("SOLOGRAPH_EMBEDDER", "off")
+
 CORPORA_SKIP = ("needs the real corpora: set SOLOGRAPH_CORPORA to their folder "
                 "(transcripts/, the wikis); skipped without it")
 

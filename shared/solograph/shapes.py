@@ -11,8 +11,13 @@ class Freshness(TypedDict):
     pending: int
     unreadable: int
     as_of: str | None
-    # With the meaning lane on: rows (chunks, sections, documents) waiting for their vectors,
-    # found by their words alone until the worker or the next sync embeds them.
+    # With the meaning lane on: texts (messages, sections, documents) waiting for their
+    # vectors, found by their words alone until they are embedded (the worker, the detached
+    # embedder, the next sync); `embedded` those with one; `meaning` how this answer was made:
+    # "fused", "words" (nothing embedded yet), "late" (the query's vector missed the query time
+    # limit: the lexical answer), "failed" (the model failed: the lexical answer).
     embedding_pending: NotRequired[int]
+    embedded: NotRequired[int]
+    meaning: NotRequired[str]
     # The session index: {"pending", "unreadable", "as_of"} of each agent it reads.
     agents: NotRequired[dict[str, dict]]

@@ -153,7 +153,8 @@ def test_the_process_answers_every_request_once_early_or_through_the_sdk(indexed
     wanted = {m["id"] for m in lines if "id" in m}
     env = {"SOLOGRAPH_HOME": str(indexed.home), "KB_PATH": str(indexed.kb_path),
            "CODEGRAPH_SCAN_PATH": str(indexed.scan_paths[0]),
-           "CLAUDE_PROJECTS_PATH": str(indexed.claude_projects), "PATH": "/usr/bin:/bin"}
+           "CLAUDE_PROJECTS_PATH": str(indexed.claude_projects), "PATH": "/usr/bin:/bin",
+           "SOLOGRAPH_EMBEDDER": "off"}  # no store embedded between the two rounds
     with subprocess.Popen(solograph_cmd("mcp"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, env=env) as proc:
         assert proc.stdin and proc.stdout

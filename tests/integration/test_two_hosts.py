@@ -170,8 +170,8 @@ def write_sessions(projects: Path) -> None:
 def stored_vectors(db: Path) -> list[tuple]:
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        return conn.execute("SELECT digest, part, model, hex(vector) FROM chunk_vectors "
-                            "ORDER BY digest, part").fetchall()
+        return conn.execute("SELECT digest, model, hex(vector) FROM entry_vectors "
+                            "ORDER BY digest").fetchall()
     finally:
         conn.close()
 

@@ -23,6 +23,7 @@ from solograph.semantic.lane import StoreLane, allowed_by
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
     from typing import Any
 
     from solograph.config import Settings
@@ -50,7 +51,7 @@ class KbLane(StoreLane):
     texts_sql = ("SELECT s.id, d.title, s.heading, s.text FROM sections s JOIN docs d "
                  "ON d.id = s.doc WHERE d.catalog = 0 AND s.id IN ({marks})")
 
-    def writer(self, settings: Settings):
+    def writer(self, settings: Settings) -> AbstractContextManager[sqlite3.Connection]:
         from solograph.kb.store import configured, open_kb
 
         return closing(open_kb(settings.home, configured(settings)).conn)
@@ -73,7 +74,7 @@ class KbSearch(Meaning):
         # Expanded once, from the fused pages; kb_get (a page, never fused) has no `expand`.
         return {**params, "expand": False} if "expand" in params else params
 
-    def fuse(self, kb: Any, answer: dict, vector, model: str, *, query: str | None = None,
+    def fuse(self, kb: Any, answer: dict, vector: Any, model: str, *, query: str | None = None,
              path: str | None = None, pages: bool = False, expand: bool = False,
              limit: int = 10, get: str | None = None, ref: str | None = None) -> dict:
         if "page" in answer or "results" not in answer:
@@ -86,7 +87,7 @@ class KbSearch(Meaning):
             fused["expanded"] = expanded(kb.conn, fused["results"])
         return fused
 
-    def _fused(self, conn: sqlite3.Connection, answer: dict, vector, model: str, query: str,
+    def _fused(self, conn: sqlite3.Connection, answer: dict, vector: Any, model: str, query: str,
                path: str | None, pages: bool, limit: int) -> dict:
         from solograph.kb import search
 
@@ -97,7 +98,8 @@ class KbSearch(Meaning):
         sections = {doc: section for hits in lanes for doc, _, section in hits}
         cosine = {doc: cos for hits in lanes for doc, cos, _ in hits}
         ranked = [(doc, cosine[doc], sections[doc]) for doc, _, _ in search.interleave(
-            [[(d, c) for d, c, _ in hits] for hits in lanes], depth(limit))]
+            [[(d, c) for d, c, _ in hits if isinstance(d, int)] for hits in lanes],
+            depth(limit))]
         results = answer["results"]
         ids = _doc_ids(conn, [h["path"] for h in results])
         groups = [ids.get(h["path"], -1) for h in results]
@@ -120,10 +122,8 @@ def _doc_ids(conn: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
 def _confident(conn: sqlite3.Connection, query: str, docs: list[int],
                scores: list[float]) -> bool:
     """The first hit has a section holding every word of the query, by a clear margin."""
-    from solograph.semantic.fusion import clear_margin
+    from solograph.semantic.fusion import POLICY, clear_margin
     from solograph.text.tokens import fts_term, query_terms
-
-    from solograph.semantic.fusion import POLICY
 
     stems = query_terms(query, prose=True)
     if not stems or not clear_margin(scores):

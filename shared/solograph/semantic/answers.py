@@ -39,9 +39,10 @@ class Meaning:
         fusing (the KB's `expand`) is left to `fuse`."""
         return params
 
-    def fuse(self, handle: Any, answer: dict, vector, model: str, **params: Any) -> dict:
-        """`answer` fused with the meaning ranking of `vector` (None: no vector in time, the
-        lexical answer marked as the words lane's)."""
+    def fuse(self, *args: Any, **params: Any) -> dict:
+        """(handle, answer, vector, model, **the read's parameters): `answer` fused with the
+        meaning ranking of `vector` (None: no vector in time, the lexical answer marked as
+        the words lane's)."""
         raise NotImplementedError
 
 
@@ -55,7 +56,8 @@ def terms(query: str) -> int:
     return len(query_terms(query, prose=True))
 
 
-def fused_answer(lane: StoreLane, conn: sqlite3.Connection, answer: dict, vector, model: str,
+def fused_answer(lane: StoreLane, conn: sqlite3.Connection, answer: dict, vector: Any,
+                 model: str,
                  *, query: str, limit: int, words: Sequence[Hashable],
                  lexical: dict[Hashable, dict], tier: Sequence[Hashable] = (),
                  confident: bool = False, allowed: Callable[[list], set] | None = None,

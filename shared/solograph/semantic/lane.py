@@ -161,7 +161,7 @@ class StoreLane:
 
         return mx.cached(conn, self.store, model, lambda: self.vector_rows(conn, model))
 
-    def rank(self, conn: sqlite3.Connection, vector: object, limit: int, *, model: str,
+    def rank(self, conn: sqlite3.Connection, vector: np.ndarray, limit: int, *, model: str,
              allowed: Callable[[list], set] | None = None) -> list[tuple[object, float, int]]:
         """(group, cosine of its best unit, that unit) best first."""
         return self.matrix(conn, model).rank(vector, limit, allowed)
@@ -178,7 +178,8 @@ class StoreLane:
             f"WHERE {self.group} IN ({marks})", groups)}
 
 
-def allowed_by(conn: sqlite3.Connection, sql: str, params: tuple = ()):
+def allowed_by(conn: sqlite3.Connection, sql: str, params: tuple = ()
+               ) -> Callable[[list], set]:
     """A matrix's `allowed` filter: the units `sql` (selecting unit ids) returns."""
     def allowed(names: list) -> set:
         return {r[0] for r in conn.execute(sql, params)}

@@ -19,7 +19,11 @@ from dataclasses import dataclass
 
 from solograph.semantic.embedder import DIM, load_numpy
 
-np = load_numpy()
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = load_numpy()
 
 Rows = Iterable[tuple[int, object, bytes]]  # (row id, unit, float16 bytes)
 F16 = np.dtype("<f2")
@@ -68,9 +72,9 @@ class Matrix:
             return []
         top = np.argpartition(-best, take - 1)[:take] if take < len(best) else \
             np.arange(len(best))
-        top = sorted(top.tolist(), key=lambda u: (-best[u], u))
+        order = sorted(top.tolist(), key=lambda u: (-best[u], u))
         out = []
-        for unit in top:
+        for unit in order:
             start = self.starts[unit]
             end = self.starts[unit + 1] if unit + 1 < len(self.starts) else len(self.rows)
             row = start + int(np.argmax(scores[start:end]))

@@ -136,7 +136,7 @@ def run(lane: Lane, conn: sqlite3.Connection, embedder: Embedder, *,
     return report
 
 
-def check_vectors(work: Work, vectors: Sequence, dim: int) -> None:
+def check_vectors(work: Work, vectors: Sequence | np.ndarray, dim: int) -> None:
     if len(vectors) != len(work.items):
         raise ValueError(f"{len(vectors)} vectors for {len(work.items)} texts")
     for v in vectors:

@@ -24,6 +24,7 @@ from solograph.semantic.lane import StoreLane, allowed_by
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
     from typing import Any
 
     from solograph.config import Settings
@@ -55,7 +56,7 @@ class SessionsLane(StoreLane):
     noun = "messages"
     texts_sql = "SELECT id, text FROM entries WHERE id IN ({marks})"
 
-    def writer(self, settings: Settings):
+    def writer(self, settings: Settings) -> AbstractContextManager[sqlite3.Connection]:
         from solograph.sessions.store import open_index
 
         return closing(open_index(settings.sessions_db))
@@ -75,7 +76,7 @@ class SessionSearch(Meaning):
     def query(self, params: dict) -> str:
         return "" if params.get("session") else super().query(params)
 
-    def fuse(self, handle: Any, answer: dict, vector, model: str, *, query: str,
+    def fuse(self, handle: Any, answer: dict, vector: Any, model: str, *, query: str,
              project: str | None = None, limit: int = 10, session: str | None = None,
              exclude_session: str | None = None, agent: str | None = None) -> dict:
         if session or "results" not in answer:
@@ -100,10 +101,8 @@ class SessionSearch(Meaning):
 def _confident(conn: sqlite3.Connection, query: str, groups: list[int],
                scores: list[float]) -> bool:
     """The first hit holds every word of the query in one message, by a clear margin."""
-    from solograph.semantic.fusion import clear_margin
+    from solograph.semantic.fusion import POLICY, clear_margin
     from solograph.sessions.search import one_message
-
-    from solograph.semantic.fusion import POLICY
 
     return clear_margin(scores) and (not POLICY.held
                                      or groups[0] in one_message(conn, query, groups[:1]))

@@ -21,6 +21,7 @@ from solograph.semantic.lane import StoreLane, allowed_by
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
     from typing import Any
 
     from solograph.config import Settings
@@ -43,7 +44,7 @@ class SourcesLane(StoreLane):
     noun = "documents"
     texts_sql = "SELECT id, title, text FROM documents WHERE id IN ({marks})"
 
-    def writer(self, settings: Settings):
+    def writer(self, settings: Settings) -> AbstractContextManager[sqlite3.Connection]:
         from solograph.sources.store import writing
 
         return writing(settings.sources_db)
@@ -73,7 +74,7 @@ class SourceSearch(Meaning):
             return ""
         return super().query(params)
 
-    def fuse(self, handle: Any, answer: dict, vector, model: str, *, query: str | None = None,
+    def fuse(self, handle: Any, answer: dict, vector: Any, model: str, *, query: str | None = None,
              action: str = "search", source: str | None = None, limit: int = 10) -> dict:
         if answer.get("action") != "search" or "results" not in answer:
             return answer

@@ -111,13 +111,24 @@ def test_a_first_hit_waiting_for_its_vector_is_never_pushed_down(words, meaning,
 
 
 @settings(max_examples=200, deadline=None)
-@given(units, units, st.floats(0.5, 0.95))
-def test_a_word_found_nowhere_finds_nothing_under_the_floor(meaning, scores, floor):
-    from solograph.semantic.fusion import Policy
+@given(units, st.floats(0.5, 0.95), st.integers(1, 8))
+def test_a_word_found_nowhere_finds_nothing_under_the_floor(meaning, floor, terms):
+    from solograph.semantic.fusion import SHORT_TERMS, Policy
 
-    ranked = [(u, floor - 0.01 - i / 1000) for i, u in enumerate(meaning)]
-    got = fuse_search([], ranked, limit=10, tier=[], terms=1, policy=Policy(floor=floor))
-    assert got == []
+    policy = Policy(floor=floor, short_floor=floor + 0.03)
+    need = policy.short_floor if terms <= SHORT_TERMS else policy.floor
+    ranked = [(u, need - 0.001 - i / 1000) for i, u in enumerate(meaning)]
+    assert fuse_search([], ranked, limit=10, tier=[], terms=terms, policy=policy) == []
+    above = [(u, need + 0.01 - i / 10_000) for i, u in enumerate(meaning)]
+    got = fuse_search([], above, limit=10, tier=[], terms=terms, policy=policy)
+    assert [h.unit for h in got] == list(dict.fromkeys(meaning))[:10]
+
+
+def test_the_floor_holds_meaning_only_hits_only_when_the_words_found_nothing():
+    ranked = [("m1", 0.5), ("w1", 0.4)]
+    got = fuse_search(["w1"], ranked, limit=10, tier=[], terms=5)
+    assert {h.unit for h in got} == {"m1", "w1"}  # the words found something: no floor
+    assert fuse_search([], ranked, limit=10, tier=[], terms=5) == []
 
 
 # --------------------------------------------------------------------------- settings
