@@ -37,7 +37,22 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         return emit(args, _rebuild(settings, args.index), summary)
     from solograph.refresh import refresh
 
-    return emit(args, refresh(settings), summary)
+    return emit(args, _embedded(settings, args, refresh(settings)), summary)
+
+
+def _embedded(settings: Settings, args: argparse.Namespace, out: dict) -> dict:
+    """The refresh's report with what its syncs left without vectors embedded (the meaning
+    lane on), as `sync-sessions` and `index-kb` do, a progress bar each on a terminal."""
+    from solograph_services.cli.embedding import embed_after
+
+    for store in ("sessions", "kb"):
+        if store not in out:
+            continue
+        done = embed_after(settings, args, out[store], store)
+        if "embedding" in done:
+            out[store], e = done, done["embedding"]
+            out["summary"] += f"\n{store}: embedded {e['embedded']} ({e['pending']} pending)"
+    return out
 
 
 def _rebuild(settings: Settings, names: list[str]) -> dict:

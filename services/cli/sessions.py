@@ -84,7 +84,7 @@ def _render_sessions(a: dict) -> None:
         when = f"{r['first'][:16].replace('T', ' ')} → {r['last'][:16].replace('T', ' ')}"
         print(f"{i}. {r['title'] or '(untitled)'}")
         print(f"   {r['agent']} · {r['project']} · {when} · {plural(r['messages'], 'message')} · "
-              f"{r['match']} words")
+              f"{'found by meaning' if r['match'] == 'meaning' else r['match'] + ' words'}")
         print(f"   {r['resume'] or 'session ' + r['session'] + ' (transcript deleted)'}")
         if r["snippet"]:
             print(f"   {r['snippet']}")

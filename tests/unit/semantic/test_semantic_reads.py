@@ -205,3 +205,23 @@ def test_the_write_commands_embed_after_they_sync(world, tmp_path):
                           "--json"], env={**env, "SOLOGRAPH_SEMANTIC": "off"},
                          capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert "embedding" not in json.loads(off.stdout)
+
+
+def test_the_nightly_refresh_embeds_what_its_syncs_left(world, tmp_path):
+    from tests.support.portfolio import make_portfolio
+
+    settings, _ = world
+    env = {"SOLOGRAPH_HOME": str(settings.home), "CLAUDE_PROJECTS_PATH":
+           str(settings.claude_projects), "KB_PATH": str(settings.kb_path),
+           "CODEGRAPH_SCAN_PATH": str(make_portfolio(tmp_path / "code")),
+           "SOLOGRAPH_EMBEDDER": "off",
+           "SOLOGRAPH_SEMANTIC": "on", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-m", "solograph_services.cli.main", "refresh",
+                          "--json"], env=env, capture_output=True, text=True, cwd=ROOT,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    for store in ("sessions", "kb"):
+        assert report[store]["embedding"]["store"] == store
+        assert report[store]["embedding"]["pending"] == 0
+    assert "sessions: embedded" in report["summary"]
