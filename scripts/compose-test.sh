@@ -298,7 +298,7 @@ phase up
 
 # ---------------------------------------------------------------------------------------------
 phase probes
-for svc in api worker beat mcp search; do
+for svc in api worker embedder beat mcp search; do
   # shellcheck disable=SC2016  # expanded inside the container
   got=$("${COMPOSE[@]}" exec -T "$svc" sh -c 'echo "$(id -u):$(id -g)"' | tr -d '\r')
   [ "$got" = "$SOLOGRAPH_TEST_UID:$SOLOGRAPH_TEST_GID" ] \

@@ -26,6 +26,15 @@ from solograph_services.worker import locks, tasks
 from solograph_services.worker.heartbeat import Heartbeat
 
 NODE_NAME = "solograph@%h"
+# A worker of the model's queue alone (the stack's `embedder`, an embedding-only host) runs
+# under a name of its own: beside a full worker on the same host (one network namespace, as
+# in the test stack) a shared name would let each drop the other's locks when it starts, and
+# share one heartbeat file.
+EMBED_NODE_NAME = "solograph-embed@%h"
+
+
+def node_name(queues: list[str]) -> str:
+    return EMBED_NODE_NAME if set(queues) == {"embed"} else NODE_NAME
 BEAT_SCHEDULE_FILE = "celerybeat-schedule"
 
 log = logging.getLogger(__name__)
@@ -100,11 +109,12 @@ def run_worker(settings: Settings, queues: list[str], concurrency: int) -> None:
     worker_ready.connect(drop_stale_locks, weak=False, dispatch_uid="solograph-drop-locks")
     # Who is alive and what each holds, so a worker killed outright loses its jobs in a minute,
     # not in the visibility timeout's six hours.
-    Heartbeat(app, settings, NODE_NAME).connect()
+    node = node_name(queues)
+    Heartbeat(app, settings, node).connect()
     keep_in_ledger(settings)
     # Mingle and gossip only matter for revoke lists and events we do not use; skipping them
     # makes startup a second faster and keeps the broker quieter.
-    app.worker_main(["worker", "-Q", ",".join(queues), "-c", str(concurrency), "-n", NODE_NAME,
+    app.worker_main(["worker", "-Q", ",".join(queues), "-c", str(concurrency), "-n", node,
                      "--loglevel", "INFO", "--without-mingle", "--without-gossip"])
 
 

@@ -1,5 +1,6 @@
 """The container health checks of the worker and of beat, which serve no HTTP:
-`python -m solograph_services.worker.probe worker|beat` (exit 0 healthy, 1 not, with why).
+`python -m solograph_services.worker.probe worker|embedder|beat` (exit 0 healthy, 1 not, with
+why).
 
 - worker: this host's worker node wrote its heartbeat file within SOLOGRAPH_WORKER_TIMEOUT_S.
   The worker's heartbeat thread writes it right after each heartbeat Redis took
@@ -25,9 +26,13 @@ from pathlib import Path
 from solograph.config import Settings
 
 
-def worker_node(hostname: str) -> str:
-    """The node name the worker runs under (`app.NODE_NAME`, "solograph@%h", expanded)."""
-    return f"solograph@{hostname}"
+PREFIXES = {"worker": "solograph", "embedder": "solograph-embed"}
+
+
+def worker_node(hostname: str, kind: str = "worker") -> str:
+    """The node name the worker runs under (`app.NODE_NAME`, "solograph@%h", expanded; an
+    `embed`-only worker's is `app.EMBED_NODE_NAME`)."""
+    return f"{PREFIXES[kind]}@{hostname}"
 
 
 def heartbeat_file(settings: Settings, node: str) -> Path:
@@ -42,8 +47,9 @@ def touch(path: Path) -> None:
     path.touch()  # an existing file: its times set to now
 
 
-def check_worker(settings: Settings, hostname: str, *, now: float | None = None) -> str | None:
-    node = worker_node(hostname)
+def check_worker(settings: Settings, hostname: str, *, now: float | None = None,
+                 kind: str = "worker") -> str | None:
+    node = worker_node(hostname, kind)
     try:
         age = (time.time() if now is None else now) - heartbeat_file(settings, node).stat().st_mtime
     except OSError:
@@ -55,8 +61,8 @@ def check_worker(settings: Settings, hostname: str, *, now: float | None = None)
 
 def check(which: str, client, settings: Settings, hostname: str) -> str | None:
     """None when healthy, else what is wrong; `client` (redis) is only read for beat."""
-    if which == "worker":
-        return check_worker(settings, hostname)
+    if which in PREFIXES:
+        return check_worker(settings, hostname, kind=which)
     if which == "beat":
         from solograph_services.worker import locks
 
@@ -65,7 +71,7 @@ def check(which: str, client, settings: Settings, hostname: str) -> str | None:
         if holder is not None and holder.startswith(f"beat@{hostname}:"):
             return None
         return f"the beat lock is held by {holder.rsplit(':', 1)[0] if holder else 'nobody'}"
-    return f"unknown probe {which!r}: worker or beat"
+    return f"unknown probe {which!r}: worker, embedder or beat"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,9 +18,11 @@ from types import SimpleNamespace
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from celery.utils.nodenames import host_format
 
 from solograph.config import Settings
 from solograph_services.common.jobs import create_celery, job_status
+from solograph_services.worker.app import node_name
 from tests.support import hosts, procs
 from tests.support.transcripts import Transcripts
 
@@ -130,7 +132,8 @@ def worker(home: Home, *, concurrency: int = 2, log_name: str = "worker.log",
     try:
         with procs.process(cmd, env={**home.env, **(extra_env or {})},
                            log=home.logs / log_name) as proc:
-            wait_until_ready(celery, proc, node=f"solograph@{hostname}" if hostname else None)
+            node = host_format(node_name(queues.split(",")), host=hostname) if hostname else None
+            wait_until_ready(celery, proc, node=node)
             yield proc
     finally:
         celery.close()

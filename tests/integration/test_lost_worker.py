@@ -175,7 +175,10 @@ def test_a_worker_stopped_cleanly_leaves_no_records_and_counts_out_at_once(lost:
 def test_the_probe_looks_for_the_node_name_the_worker_runs_under():
     from celery.utils.nodenames import host_format
 
-    from solograph_services.worker.app import NODE_NAME
+    from solograph_services.worker.app import NODE_NAME, node_name
     from solograph_services.worker.probe import worker_node
 
     assert worker_node("box.example") == host_format(NODE_NAME, host="box.example")
+    assert worker_node("box.example", "embedder") == host_format(node_name(["embed"]),
+                                                                 host="box.example")
+    assert node_name(["embed", "scan"]) == NODE_NAME

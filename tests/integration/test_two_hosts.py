@@ -240,7 +240,7 @@ def test_an_embedding_job_runs_its_model_on_the_other_host(tmp_path: Path,
             embed_sessions(svc, store, celery, queues="sessions", hostname="store-host",
                            netns=namespaces["a"], log_name="store-host.log",
                            extra_env={**lane, "SOLOGRAPH_REDIS_URL": url(LINKS["a"][0], 3)})
-        assert embed_workers(client) == {"solograph@worker-host"}
+        assert embed_workers(client) == {"solograph-embed@worker-host"}
         assert stored_vectors(store.settings.sessions_db) == reference
         assert not list((tmp_path / "worker-host").rglob("*.db"))  # it never had a store
     finally:

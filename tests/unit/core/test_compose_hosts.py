@@ -68,7 +68,7 @@ def test_an_embedding_only_host_mounts_nothing():
     assert env["SOLOGRAPH_REDIS_URL"] == _load("compose.worker.yml")["services"][
         "scan-worker"]["environment"]["SOLOGRAPH_REDIS_URL"]
     assert worker["user"] == USER and worker["read_only"] is True
-    assert worker["healthcheck"]["test"][-1] == "worker"
+    assert worker["healthcheck"]["test"][-1] == "embedder"  # its own node name (app.py)
 
 
 def test_the_hosts_variables_are_documented():

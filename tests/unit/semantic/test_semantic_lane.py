@@ -302,3 +302,23 @@ def test_a_store_is_embedded_by_name_as_a_job_would(tmp_path, model):
     assert report["embedded"] == 1 and report["pending"] == 0
     with pytest.raises(BadQuery):
         embed_store(settings, "portfolio", embedder=model)
+
+
+def _unit_vector(cosine: float, other: int):
+    """A unit vector at `cosine` to the first axis, the rest of it along axis `other`."""
+    v = np.zeros(mx.DIM, np.float32)
+    v[0], v[other] = cosine, (1 - cosine ** 2) ** 0.5
+    return v
+
+
+def test_a_unit_of_many_rows_does_not_outrank_by_their_number_alone():
+    query = _unit_vector(1.0, 1)
+    many = [(i, "long", mx.encode([_unit_vector(0.50 if i == 0 else 0.1, 2 + i % 300)])[0])
+            for i in range(1000)]
+    one = [(5000, "short", mx.encode([_unit_vector(0.49, 1)])[0])]
+    ranked = mx.build(1, many + one).rank(query, 2)
+    assert [unit for unit, _, _ in ranked] == ["short", "long"]
+    assert ranked[1][1] == pytest.approx(0.50, abs=1e-3)  # the cosine shown is the row's own
+    assert ranked[1][2] == 0
+    level = mx.build(1, [(1, "a", one[0][2]), (2, "b", mx.encode([_unit_vector(0.5, 3)])[0])])
+    assert [u for u, _, _ in level.rank(query, 2)] == ["b", "a"]  # one row each: cosine alone
