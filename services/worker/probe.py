@@ -25,7 +25,6 @@ from pathlib import Path
 
 from solograph.config import Settings
 
-
 PREFIXES = {"worker": "solograph", "embedder": "solograph-embed"}
 
 
