@@ -216,6 +216,12 @@ chmod 755 "$FIXTURE"
 export SOLOGRAPH_TEST_FIXTURE="$FIXTURE"
 mkdir -p "$FIXTURE/repos/billing/src/billing" "$FIXTURE/repos/widgets" "$FIXTURE/kb/notes" \
   "$FIXTURE/claude-projects"
+# One Claude Code session, so a sync job has messages for the meaning lane to embed.
+mkdir -p "$FIXTURE/claude-projects/-home-dev-code-billing"
+cat >"$FIXTURE/claude-projects/-home-dev-code-billing/5b0c43f2-9a51-4c1e-8d7e-1f0a2b3c4d5e.jsonl" <<'JSONL'
+{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/home/dev/code/billing","sessionId":"5b0c43f2-9a51-4c1e-8d7e-1f0a2b3c4d5e","version":"2.1.39","gitBranch":"main","type":"user","uuid":"0f9a1c2e-0000-4000-8000-000000000001","timestamp":"2026-11-30T10:00:00.000Z","message":{"role":"user","content":"why was the payment webhook delivered twice after the gateway timed out?"}}
+{"parentUuid":"0f9a1c2e-0000-4000-8000-000000000001","isSidechain":false,"userType":"external","cwd":"/home/dev/code/billing","sessionId":"5b0c43f2-9a51-4c1e-8d7e-1f0a2b3c4d5e","version":"2.1.39","gitBranch":"main","type":"assistant","uuid":"0f9a1c2e-0000-4000-8000-000000000002","timestamp":"2026-11-30T10:00:05.000Z","requestId":"req_1","message":{"id":"msg_1","role":"assistant","model":"claude","content":[{"type":"text","text":"The retry ran before the first delivery was recorded; an idempotency key per event fixes it."}],"stop_reason":"end_turn"}}
+JSONL
 cat >"$FIXTURE/repos/billing/pyproject.toml" <<'EOF'
 [project]
 name = "billing"
@@ -492,6 +498,55 @@ print(f"[compose-test] ok   crawl job on the worker -> search service: {first['t
       f"({first['upvotes']} upvotes) at {first['url']}", flush=True)
 EOF
 
+# The meaning lane in the stack: a session sync through the API, then the store's embed chain
+# (collect on the worker, the model on the embedder service, save on the worker) fills the
+# vectors; a session read then answers fused. The model ran in the embedder, not the worker.
+"$PROBE_PY" - <<'PROBE' || die "the embedding probe failed"
+import json, os, sys, time, urllib.error, urllib.request
+
+API = f"http://127.0.0.1:{os.environ['SOLOGRAPH_TEST_API_PORT']}"
+
+
+def call(method, path, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(API + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=15) as r:
+            return r.status, json.load(r)
+    except urllib.error.HTTPError as e:
+        return e.code, {"error": e.read().decode()[:300]}
+
+
+def fail(msg):
+    print(f"[compose-test] FAIL {msg}", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+status, queued = call("POST", "/v1/jobs/sync-sessions", {})
+if status != 202:
+    fail(f"POST /v1/jobs/sync-sessions answered {status}: {queued}")
+t0, fresh = time.monotonic(), {}
+while time.monotonic() - t0 < 180:
+    status, answer = call("GET", "/v1/sessions?q=webhook+delivered+twice")
+    fresh = answer.get("freshness", {}) if status == 200 else {}
+    if fresh.get("embedded", 0) >= 2 and fresh.get("embedding_pending") == 0:
+        break
+    time.sleep(1)
+else:
+    fail(f"the session's messages were not embedded in 180 s: {fresh}")
+if fresh.get("meaning") != "fused" or not answer["results"]:
+    fail(f"a session read after embedding is not fused: {fresh}")
+print(f"[compose-test] ok   sync-sessions -> embed chain -> {fresh['embedded']} messages "
+      f"embedded in {time.monotonic() - t0:.1f}s; the read answers fused", flush=True)
+PROBE
+"${COMPOSE[@]}" logs --no-color embedder | grep -q "solograph.embed_texts.*succeeded" \
+  || die "the embedder service ran no embed_texts task"
+if "${COMPOSE[@]}" logs --no-color worker | grep -q "solograph.embed_texts.*succeeded"; then
+  die "the worker ran the model (embed_texts); the embedder service should have"
+fi
+log "ok   the model ran in the embedder service, never in the worker"
+
 # Faults: the worker runs as an ordinary uid without Celery's superuser warning (the image names
 # its gid); /health counts the worker alive and shows the transcripts folder; after a Redis
 # restart (it keeps nothing) beat takes its lock again and stays the only beat, and the worker's
@@ -520,15 +575,17 @@ wait_probe() {  # wait_probe SERVICE: until its container health check passes (6
   done
   return 1
 }
-[ "$(health_field 'h["workers"]["alive"]')" = 1 ] || die "/health does not count the worker alive"
+[ "$(health_field 'h["workers"]["alive"]')" = 2 ] \
+  || die "/health does not count the worker and the embedder alive"
 [ "$(health_field 'h["folders"]["sessions"]["present"]')" = True ] \
   || die "/health does not show the transcripts folder"
-log "ok   /health: 1 worker alive, transcripts folder present"
+log "ok   /health: 2 workers alive (worker, embedder), transcripts folder present"
 wait_probe beat || die "beat's health check fails before any fault"
 "${COMPOSE[@]}" restart redis >/dev/null
 log "redis restarted (empty)"
 wait_probe beat || die "beat did not take its lock again after the redis restart"
 wait_probe worker || die "the worker's heartbeat did not come back after the redis restart"
+wait_probe embedder || die "the embedder's heartbeat did not come back after the redis restart"
 if second=$("${COMPOSE[@]}" run --rm --no-deps -T beat 2>&1); then
   die "a second beat was accepted after the redis restart"
 fi
