@@ -14,5 +14,7 @@ class Freshness(TypedDict):
     # With the meaning lane on: rows (chunks, sections, documents) waiting for their vectors,
     # found by their words alone until the worker or the next sync embeds them.
     embedding_pending: NotRequired[int]
-    # The session index: {"pending", "unreadable", "as_of"} of each agent it reads.
+    # The session index: {"pending", "unreadable", "as_of"} of each agent it reads; Claude
+    # Code's also "unchecked" (transcripts this read did not stat, sessions/cold.py) and
+    # "checked_as_of" (since when every one was stat'ed).
     agents: NotRequired[dict[str, dict]]
