@@ -27,6 +27,7 @@ import time
 
 HOT = 64
 COLD = 256
+RECORD = 1024  # bytes of the turn's file (longer when a path is)
 
 
 class Turn:
@@ -65,22 +66,26 @@ def load(conn: sqlite3.Connection) -> Turn:
         return Turn()
     try:
         with open(path, encoding="utf-8") as fh:
-            cursor, started, previous = fh.read(8192).split("\n")[:3]
+            cursor, started, previous = fh.read(RECORD * 4).split("\n")[:3]
         return Turn(cursor, int(started), int(previous))
     except (OSError, ValueError):  # none yet, or torn: the turn starts again
         return Turn()
 
 
 def save(conn: sqlite3.Connection, turn: Turn) -> None:
-    """Best effort: a lost write only has the next read stat the same transcripts again."""
+    """Best effort: a lost or torn write only has the next read stat other transcripts. The
+    record is written in place, padded to one size: replacing the file (or truncating it)
+    has ext4 flush it on close, 0.6-1.6 ms a read against a few microseconds."""
     target = _file(conn)
     if target is None:
         return
+    record = f"{turn.cursor}\n{turn.started_ns}\n{turn.previous_ns}\n".encode()
     try:
-        tmp = f"{target}.{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(f"{turn.cursor}\n{turn.started_ns}\n{turn.previous_ns}")
-        os.replace(tmp, target)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            os.pwrite(fd, record.ljust(RECORD, b" "), 0)
+        finally:
+            os.close(fd)
     except OSError:
         pass
 
