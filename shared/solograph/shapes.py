@@ -16,5 +16,5 @@ class Freshness(TypedDict):
     embedding_pending: NotRequired[int]
     # The session index: {"pending", "unreadable", "as_of"} of each agent it reads; Claude
     # Code's also "unchecked" (transcripts this read did not stat, sessions/cold.py) and
-    # "checked_as_of" (since when every one was stat'ed).
+    # "checked_as_of" (since when every one was stat'ed), when it left any unchecked.
     agents: NotRequired[dict[str, dict]]

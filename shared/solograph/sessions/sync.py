@@ -219,13 +219,14 @@ def per_agent(conn: sqlite3.Connection, reports: dict[str, dict]) -> dict:
     """Freshness of each agent read: what its sync left, and the newest message it holds."""
     from solograph.freshness import iso
 
-    newest = dict(conn.execute("SELECT agent, MAX(last_at) FROM sessions WHERE last_at != '' "
-                               "GROUP BY agent").fetchall())
+    newest = dict(unchanged(conn, "newest", lambda: conn.execute(
+        "SELECT agent, MAX(last_at) FROM sessions WHERE last_at != '' GROUP BY agent"
+    ).fetchall()))
     out = {name: {"pending": r["pending"], "unreadable": r["unreadable"],
                   "present": not r["missing"], "as_of": iso(newest.get(name))}
            for name, r in reports.items()}
     for name, r in reports.items():  # a disk check that stat'ed some transcripts, not all
-        if "unchecked" in r:
+        if r.get("unchecked"):
             out[name].update(unchecked=r["unchecked"], checked_as_of=iso(r["checked_ns"] or None))
     return out
 

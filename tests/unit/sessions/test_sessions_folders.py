@@ -191,3 +191,20 @@ def test_a_read_stats_the_files_written_last_and_the_others_in_turn(conn, t, mon
         seen.append(sync(conn, t.root, policy=POLICY, quick=True)["grown"])
     assert sum(seen) == 1
     assert "one more thing about the cache" in " ".join(texts(conn))
+
+
+def test_the_answer_says_how_many_transcripts_a_read_left_unchecked(conn, t, monkeypatch):
+    from solograph.sessions import cold
+    from solograph.sessions.sync import per_agent
+
+    monkeypatch.setattr(cold, "HOT", 1)
+    monkeypatch.setattr(cold, "COLD", 1)
+    for i in range(4):
+        t.conversation(f"/home/dev/p{i}", f"task number {i}", "Done.")
+    age(t.root)
+    run(conn, t)
+    report = sync(conn, t.root, policy=POLICY, quick=True)
+    claude = per_agent(conn, {"claude": report})["claude"]
+    assert claude["unchecked"] == 2 and claude["checked_as_of"].endswith("Z")
+    everything = per_agent(conn, {"claude": run(conn, t)})["claude"]
+    assert "unchecked" not in everything  # a sync that stat'ed them all says nothing more
