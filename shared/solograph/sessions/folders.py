@@ -118,6 +118,7 @@ class _Known(Frozen):
     live: list[str]  # the live transcripts, by path
     hot: list[str]  # the cold.HOT live transcripts modified last
     stats_in: dict[str, dict[str, Stat]]  # folder -> its files as the index last saw them
+    live_in: dict[str, int]  # folder -> how many live transcripts it holds
 
 
 def _known(conn: sqlite3.Connection) -> _Known:
@@ -141,13 +142,17 @@ def _known(conn: sqlite3.Connection) -> _Known:
     live = sorted(p for p, row in files.items() if row[3] == "live")
     hot = sorted(live, key=lambda p: -files[p][1])[:HOT]
     stats_in: dict[str, dict[str, Stat]] = {}
+    live_in: dict[str, int] = {}
+    for path in live:
+        folder = path.rpartition("/")[0]
+        live_in[folder] = live_in.get(folder, 0) + 1
     for path, row in files.items():
         if row[3] != "deleted":
             folder, _, name = path.rpartition("/")
             kind = "subagent" if name.startswith("agent-") or folder.endswith("/subagents") \
                 else "main"
             stats_in.setdefault(folder, {})[path] = (kind, *row[:3])
-    return _Known(stored, files, in_folder, subfolders, live, hot, stats_in)
+    return _Known(stored, files, in_folder, subfolders, live, hot, stats_in, live_in)
 
 
 class _Walk:
@@ -159,6 +164,7 @@ class _Walk:
         # The index's view of each folder: its files (name -> status) and its subfolders.
         self.files, self.subfolders = known.in_folder, known.subfolders
         self.live, self.hot, self.stats_in = known.live, known.hot, known.stats_in
+        self.live_in = known.live_in
         self.picked: set[str] | None = None  # the files to stat; None: every one
         self.added: list[str] = []  # the files stat'ed by a listing
 
@@ -215,6 +221,7 @@ class _Walk:
         carried = self.stats_in.get(folder)
         if carried:
             self.out.files.update(carried)
+            self.out.unchecked += self.live_in.get(folder, 0)
         return True
 
     def stat_picked(self) -> None:
@@ -228,9 +235,8 @@ class _Walk:
             del self.out.files[rel]
             self.add(rel, found[0])
             checked.add(rel)
+            self.out.unchecked -= self.out.known[rel][3] == "live"
         checked.update(self.added)
-        self.out.unchecked = sum(1 for rel in self.live
-                                 if rel not in checked and rel in self.out.files)
 
     def add(self, rel: str, kind: str) -> None:
         self.added.append(rel)
