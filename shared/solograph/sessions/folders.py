@@ -126,32 +126,38 @@ def _known(conn: sqlite3.Connection) -> _Known:
               for r in conn.execute("SELECT path, mtime_ns, inode FROM folders")}
     cur = conn.cursor()
     cur.row_factory = None  # plain tuples: a thousand rows read on every check
+    # In path order (the (agent, path) index gives it): the cold turn's order.
     files = {r[0]: r[1:] for r in cur.execute(
-        "SELECT path, size, mtime_ns, inode, status FROM files WHERE agent = 'claude'")}
+        "SELECT path, size, mtime_ns, inode, status FROM files WHERE agent = 'claude' "
+        "ORDER BY path")}
     in_folder: dict[str, dict[str, str]] = {}
     subfolders: dict[str, list[str]] = {}
-    if any(v is not None for v in stored.values()):
-        for path, row in files.items():
-            folder, _, name = path.rpartition("/")
-            in_folder.setdefault(folder, {})[name] = row[3]
+    stats_in: dict[str, dict[str, Stat]] = {}
+    live_in: dict[str, int] = {}
+    live: list[str] = []
+    listed = any(v is not None for v in stored.values())
+    for path, row in files.items():  # one pass: a CLI read does this on every search
+        folder, _, name = path.rpartition("/")
+        status = row[3]
+        if listed:
+            in_folder.setdefault(folder, {})[name] = status
+        if status == "deleted":
+            continue
+        kind = "subagent" if name.startswith("agent-") or folder.endswith("/subagents") \
+            else "main"
+        stats_in.setdefault(folder, {})[path] = (kind, *row[:3])
+        if status == "live":
+            live.append(path)
+            live_in[folder] = live_in.get(folder, 0) + 1
+    if listed:
         for path in stored:
             if path:
                 subfolders.setdefault(path.rpartition("/")[0], []).append(path)
+    import heapq
+
     from solograph.sessions.cold import HOT
 
-    live = sorted(p for p, row in files.items() if row[3] == "live")
-    hot = sorted(live, key=lambda p: -files[p][1])[:HOT]
-    stats_in: dict[str, dict[str, Stat]] = {}
-    live_in: dict[str, int] = {}
-    for path in live:
-        folder = path.rpartition("/")[0]
-        live_in[folder] = live_in.get(folder, 0) + 1
-    for path, row in files.items():
-        if row[3] != "deleted":
-            folder, _, name = path.rpartition("/")
-            kind = "subagent" if name.startswith("agent-") or folder.endswith("/subagents") \
-                else "main"
-            stats_in.setdefault(folder, {})[path] = (kind, *row[:3])
+    hot = heapq.nlargest(HOT, live, key=lambda p: files[p][1])
     return _Known(stored, files, in_folder, subfolders, live, hot, stats_in, live_in)
 
 
