@@ -181,7 +181,9 @@ from solograph import readers, reads
 from solograph.config import Settings
 from solograph.errors import SolographError
 job = json.loads(sys.stdin.read())
-settings = Settings(home=Path(job["home"]), kb_path=Path(job["kb"]) if job["kb"] else None)
+more = {"claude_projects": Path(job["projects"])} if job.get("projects") else {}
+settings = Settings(home=Path(job["home"]), kb_path=Path(job["kb"]) if job["kb"] else None,
+                    **more)
 readers.keep()
 for query, params in job["calls"]:
     try:
@@ -194,13 +196,13 @@ with open("/proc/self/status", encoding="ascii") as fh:
 
 
 def reads_peak_rss_mb(read: str, home: Path, calls: list[tuple[str, dict]], *,
-                      kb: Path | None = None) -> float:
+                      kb: Path | None = None, projects: Path | None = None) -> float:
     """The peak resident set (MiB, the kernel's VmHWM) of a new process that makes these
     calls (query, keyword arguments) of `solograph.reads.<read>` on kept readers, as the HTTP
     API and MCP do: what the reads cost, without the memory of the bench that built the
     index (the pages of the index it reads through mmap count, as the kernel counts them)."""
     job = json.dumps({"read": read, "home": str(home), "kb": str(kb) if kb else "",
-                      "calls": calls})
+                      "projects": str(projects) if projects else "", "calls": calls})
     done = subprocess.run([sys.executable, "-c", _READS_PEAK], input=job.encode(),
                           capture_output=True, timeout=1800, check=False)
     try:

@@ -10,7 +10,9 @@ many it left (the next search, the explicit sync command or the worker reads the
 while any is, the answer is not complete, since what they hold is missing from it. `as_of`
 comes from the index itself (each index's `as_of`: the newest message, page mtime, scan or run
 it holds; ISO-8601 UTC to the second), never from the clock, so an unchanged index answers the
-same bytes.
+same bytes. One field comes from a clock: where a search's disk check left transcripts
+unchecked (the session index past a few hundred transcripts, sessions/cold.py), the agent's
+`unchecked` and `checked_as_of` say how many, and since when every one was stat'ed.
 """
 
 from __future__ import annotations

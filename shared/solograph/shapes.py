@@ -19,5 +19,7 @@ class Freshness(TypedDict):
     embedding_pending: NotRequired[int]
     embedded: NotRequired[int]
     meaning: NotRequired[str]
-    # The session index: {"pending", "unreadable", "as_of"} of each agent it reads.
+    # The session index: {"pending", "unreadable", "as_of"} of each agent it reads; Claude
+    # Code's also "unchecked" (transcripts this read did not stat, sessions/cold.py) and
+    # "checked_as_of" (since when every one was stat'ed), when it left any unchecked.
     agents: NotRequired[dict[str, dict]]

@@ -42,10 +42,13 @@ def session_search(handle: Handle, *, query: str, project: str | None = None,
 
 
 def skipped(conn: sqlite3.Connection) -> dict[str, int]:
-    """Sessions kept out on purpose, by why: `temp` (batch runs), `private`."""
-    return dict(conn.execute(
+    """Sessions kept out on purpose, by why: `temp` (batch runs), `private` (kept while the
+    index is unchanged, sessions/steady.py: a scan of every file)."""
+    from solograph.sessions.steady import unchanged
+
+    return dict(unchanged(conn, "skipped", lambda: conn.execute(
         "SELECT status, COUNT(DISTINCT CASE WHEN session_id != '' THEN session_id ELSE path "
-        "END) FROM files WHERE status IN ('temp', 'private') GROUP BY status").fetchall())
+        "END) FROM files WHERE status IN ('temp', 'private') GROUP BY status").fetchall()))
 
 
 def check_agent(agent: str) -> None:

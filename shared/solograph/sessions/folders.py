@@ -7,10 +7,11 @@ file that is already there does not. So:
 
 - A folder whose mtime and inode are those of its last complete listing holds the same entries:
   it is not listed again, its files are the ones the index knows in it.
-- Those files may still have grown or been rewritten in place, which no folder shows: each live
+- Those files may still have grown or been rewritten in place, which no folder shows: a live
   transcript is stat'ed by its path (one stat, no listing), the cheap check that sees an append
-  by Claude Code. Files the index keeps out by their folder (temp, private) and files already
-  gone are not stat'ed at all.
+  by Claude Code; every one of them by an explicit sync, the ones modified last and others in
+  turn by a read (`quick`, sessions/cold.py). Files the index keeps out by their folder (temp,
+  private) and files already gone are not stat'ed at all.
 - A folder that changed, or that the index has no complete listing of, is listed as before.
 
 A listing counts as complete, and its folder's mtime is kept (`folders`), only when every file
@@ -52,6 +53,9 @@ class Listing:
         # What the index holds of each file: path -> (size, mtime_ns, inode, status).
         self.known: dict[str, tuple[int, int, int, str]] = {}
         self.started_ns = time.time_ns()
+        self.unchecked = 0  # live transcripts not stat'ed by this check (sessions/cold.py)
+        self.checked: set[str] | None = None  # the files stat'ed, when not every one
+        self.checked_ns = self.started_ns  # every transcript stat'ed since (0: not known)
 
     def distrust(self, rel: str) -> None:
         """Have the folder of file `rel` listed again next time (its file was not read)."""
@@ -60,19 +64,36 @@ class Listing:
             self.seen[folder] = None
 
 
-def look(conn: sqlite3.Connection, root: Path) -> Listing:
-    """Every transcript file under `root` (path relative to it -> Stat)."""
+def look(conn: sqlite3.Connection, root: Path, *, quick: bool = False,
+         watched: dict[str, int] | None = None) -> Listing:
+    """Every transcript file under `root` (path relative to it -> Stat). `quick`: stat only
+    the transcripts sessions/cold.py picks, with those a watcher named (`watched`); the others
+    keep the stat the index holds."""
     walk = _Walk(conn, root)
+    if quick:
+        from solograph.sessions import cold
+
+        turn = cold.load(conn)
+        walk.picked = turn.pick(walk.live, walk.hot) | set(watched or ())
+        cold.save(conn, turn)
+        walk.out.checked_ns = turn.checked_ns()
+    else:
+        walk.picked = None
     for project in walk.folders(""):
         files, subfolders = walk.entries(project)
-        for name in files:
-            if name.endswith(".jsonl"):
-                walk.add(f"{project}/{name}", "subagent" if name.startswith("agent-") else "main")
+        if not walk.carried(project):
+            for name in files:
+                if name.endswith(".jsonl"):
+                    walk.add(f"{project}/{name}",
+                             "subagent" if name.startswith("agent-") else "main")
         for sub in subfolders:
             agents = f"{sub}/subagents"
-            for name in walk.entries(agents)[0]:
-                if name.endswith(".jsonl"):
-                    walk.add(f"{agents}/{name}", "subagent")
+            names = walk.entries(agents)[0]
+            if not walk.carried(agents):
+                for name in names:
+                    if name.endswith(".jsonl"):
+                        walk.add(f"{agents}/{name}", "subagent")
+    walk.stat_picked()
     return walk.out
 
 
@@ -94,6 +115,10 @@ class _Known(Frozen):
     files: dict[str, tuple[int, int, int, str]]  # path -> (size, mtime_ns, inode, status)
     in_folder: dict[str, dict[str, str]]  # folder -> its files (name -> status)
     subfolders: dict[str, list[str]]
+    live: list[str]  # the live transcripts, by path
+    hot: list[str]  # the cold.HOT live transcripts modified last
+    stats_in: dict[str, dict[str, Stat]]  # folder -> its files as the index last saw them
+    live_in: dict[str, int]  # folder -> how many live transcripts it holds
 
 
 def _known(conn: sqlite3.Connection) -> _Known:
@@ -101,18 +126,39 @@ def _known(conn: sqlite3.Connection) -> _Known:
               for r in conn.execute("SELECT path, mtime_ns, inode FROM folders")}
     cur = conn.cursor()
     cur.row_factory = None  # plain tuples: a thousand rows read on every check
+    # In path order (the (agent, path) index gives it): the cold turn's order.
     files = {r[0]: r[1:] for r in cur.execute(
-        "SELECT path, size, mtime_ns, inode, status FROM files WHERE agent = 'claude'")}
+        "SELECT path, size, mtime_ns, inode, status FROM files WHERE agent = 'claude' "
+        "ORDER BY path")}
     in_folder: dict[str, dict[str, str]] = {}
     subfolders: dict[str, list[str]] = {}
-    if any(v is not None for v in stored.values()):
-        for path, row in files.items():
-            folder, _, name = path.rpartition("/")
-            in_folder.setdefault(folder, {})[name] = row[3]
+    stats_in: dict[str, dict[str, Stat]] = {}
+    live_in: dict[str, int] = {}
+    live: list[str] = []
+    listed = any(v is not None for v in stored.values())
+    for path, row in files.items():  # one pass: a CLI read does this on every search
+        folder, _, name = path.rpartition("/")
+        status = row[3]
+        if listed:
+            in_folder.setdefault(folder, {})[name] = status
+        if status == "deleted":
+            continue
+        kind = "subagent" if name.startswith("agent-") or folder.endswith("/subagents") \
+            else "main"
+        stats_in.setdefault(folder, {})[path] = (kind, *row[:3])
+        if status == "live":
+            live.append(path)
+            live_in[folder] = live_in.get(folder, 0) + 1
+    if listed:
         for path in stored:
             if path:
                 subfolders.setdefault(path.rpartition("/")[0], []).append(path)
-    return _Known(stored, files, in_folder, subfolders)
+    import heapq
+
+    from solograph.sessions.cold import HOT
+
+    hot = heapq.nlargest(HOT, live, key=lambda p: files[p][1])
+    return _Known(stored, files, in_folder, subfolders, live, hot, stats_in, live_in)
 
 
 class _Walk:
@@ -123,6 +169,10 @@ class _Walk:
         self.out.stored, self.out.known = known.stored, known.files
         # The index's view of each folder: its files (name -> status) and its subfolders.
         self.files, self.subfolders = known.in_folder, known.subfolders
+        self.live, self.hot, self.stats_in = known.live, known.hot, known.stats_in
+        self.live_in = known.live_in
+        self.picked: set[str] | None = None  # the files to stat; None: every one
+        self.added: list[str] = []  # the files stat'ed by a listing
 
     def _path(self, rel: str) -> str:
         return f"{self.base}/{rel}" if rel else self.base
@@ -169,7 +219,33 @@ class _Walk:
         return ([name for name, is_dir in found if not is_dir],
                 [prefix + name for name, is_dir in found if is_dir])
 
+    def carried(self, folder: str) -> bool:
+        """In a quick check, take the files of a folder that was not listed as the index
+        holds them (stat_picked stats the picked among them)."""
+        if self.picked is None or folder in self.out.listed:
+            return False
+        carried = self.stats_in.get(folder)
+        if carried:
+            self.out.files.update(carried)
+            self.out.unchecked += self.live_in.get(folder, 0)
+        return True
+
+    def stat_picked(self) -> None:
+        if self.picked is None:
+            return
+        checked = self.out.checked = set()
+        for rel in self.picked:
+            found = self.out.files.get(rel)
+            if found is None or rel.rpartition("/")[0] in self.out.listed:
+                continue  # not carried: gone with its folder, or stat'ed by add
+            del self.out.files[rel]
+            self.add(rel, found[0])
+            checked.add(rel)
+            self.out.unchecked -= self.out.known[rel][3] == "live"
+        checked.update(self.added)
+
     def add(self, rel: str, kind: str) -> None:
+        self.added.append(rel)
         try:
             st = os.stat(self._path(rel))
         except PermissionError:

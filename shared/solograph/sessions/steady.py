@@ -1,4 +1,5 @@
-"""What a disk check reads from the index on every search, kept while the index is unchanged.
+"""What a disk check (and the answer's freshness) reads from the index on every search, kept
+while the index is unchanged.
 
 A long-lived process keeps its writer (readers.kept_writer), and most of its disk checks find
 nothing to read: reading the files and folders the index knows, and the folders its sessions

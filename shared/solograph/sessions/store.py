@@ -48,9 +48,14 @@ def opened(settings: Settings) -> AbstractContextManager[Handle]:
 
 
 def as_of(conn: sqlite3.Connection) -> str | None:
-    """The newest message time the index holds."""
-    row = conn.execute("SELECT MAX(last_at) FROM sessions WHERE last_at != ''").fetchone()
-    return iso(row[0] if row else None)
+    """The newest message time the index holds (a scan of every session, 2 ms at 5,000: kept
+    while the index is unchanged, sessions/steady.py)."""
+    from solograph.sessions.steady import unchanged
+
+    def newest() -> str | None:
+        row = conn.execute("SELECT MAX(last_at) FROM sessions WHERE last_at != ''").fetchone()
+        return iso(row[0] if row else None)
+    return unchanged(conn, "as_of", newest)
 
 
 def db_path(settings: Settings) -> Path:

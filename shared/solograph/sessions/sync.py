@@ -44,25 +44,33 @@ Stat = tuple[str, int, int, int]  # kind, size, mtime_ns, inode
 
 
 def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None = None,
-         deadline: float | None = None) -> dict:
+         deadline: float | None = None, quick: bool = False,
+         watched: dict[str, int] | None = None) -> dict:
     """Read what changed under `root` into the index; returns counts of what was done.
 
     With `deadline` (a `time.monotonic()` value) the changed files are read most recently
     modified first, at least one, and reading stops between files once it has passed;
-    `pending` counts the changed files left unread."""
+    `pending` counts the changed files left unread. `quick` (a read's sync): stat the live
+    transcripts sessions/cold.py picks, and those a watcher named (`watched`), not all;
+    `unchecked` counts the others and `checked_ns` says since when all were stat'ed."""
     report = Report()
     if root is None or not root.is_dir():
         return {**report.to_dict(), "transcripts": str(root) if root else None,
                 "missing": True}
     policy = (policy or default_policy()).fresh()
-    listing = folders.look(conn, root)
+    listing = folders.look(conn, root, quick=quick, watched=watched)
+    if not quick:
+        from solograph.sessions import cold
+
+        cold.all_checked(conn)
     disk, denied = listing.files, listing.denied
     for rel in denied:
         report.note_unreadable(rel)
     report.files = len(disk)
     known = listing.known
     reopened = _privacy(conn, policy, report)
-    changed = sorted({rel for rel, st in disk.items() if _changed(known.get(rel), st)}
+    looked = disk.keys() if listing.checked is None else listing.checked & disk.keys()
+    changed = sorted({rel for rel in looked if _changed(known.get(rel), disk[rel])}
                      | (reopened & disk.keys()))
     if deadline is not None:  # newest first: a search sees the latest conversations soonest
         changed.sort(key=lambda rel: (-disk[rel][2], rel))
@@ -93,7 +101,8 @@ def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None =
                     "UPDATE files SET status = 'deleted' WHERE path = ? AND status = 'live'",
                     (rel,)).rowcount
     folders.keep(conn, listing)
-    return {**report.to_dict(), "transcripts": str(root), "missing": False}
+    return {**report.to_dict(), "transcripts": str(root), "missing": False,
+            "unchecked": listing.unchecked, "checked_ns": listing.checked_ns}
 
 
 def _changed(row: tuple[int, int, int, str] | None, st: Stat) -> bool:
@@ -138,15 +147,17 @@ def _privacy(conn: sqlite3.Connection, policy: Policy, report: Report) -> set[st
 
 
 def sync_all(conn: sqlite3.Connection, settings: Settings, *, deadline: float | None = None,
-             agents: tuple[str, ...] | None = None,
-             policy: Policy | None = None) -> dict[str, dict]:
-    """Every agent the settings turn on, Claude Code first: {agent: its sync report}."""
+             agents: tuple[str, ...] | None = None, policy: Policy | None = None,
+             quick: bool = False, watched: dict[str, int] | None = None) -> dict[str, dict]:
+    """Every agent the settings turn on, Claude Code first: {agent: its sync report}.
+    `quick`, `watched`: Claude Code's disk check as `sync` takes them."""
     from solograph.sessions.agents import enabled, load
 
     out: dict[str, dict] = {}
     policy = (policy or default_policy()).fresh()
     if "claude" in settings.agents:
-        out["claude"] = sync(conn, settings.claude_projects, policy=policy, deadline=deadline)
+        out["claude"] = sync(conn, settings.claude_projects, policy=policy, deadline=deadline,
+                             quick=quick, watched=watched)
     others = enabled(settings, agents)
     if not others:
         return out
@@ -177,7 +188,17 @@ def sync_for_read(handle: Handle, deadline: float) -> Synced:
     not there are an error only while the index holds nothing (an index of archived sessions
     still answers)."""
     conn = handle.conn
-    reports = sync_all(conn, handle.settings, deadline=deadline)
+    root = handle.settings.claude_projects
+    watched = None
+    from solograph import readers
+
+    if readers.keeping() and root is not None and "claude" in handle.settings.agents:
+        from solograph import watching
+
+        watched = watching.changes(str(root))
+    reports = sync_all(conn, handle.settings, deadline=deadline, quick=True, watched=watched)
+    if watched and not reports["claude"]["pending"]:
+        watching.settle(str(root), watched)
     # An agent counts once it has a folder holding sessions (aider's registry always exists).
     if all(r["missing"] or (name != "claude" and not r["files"])
            for name, r in reports.items()) and \
@@ -198,11 +219,16 @@ def per_agent(conn: sqlite3.Connection, reports: dict[str, dict]) -> dict:
     """Freshness of each agent read: what its sync left, and the newest message it holds."""
     from solograph.freshness import iso
 
-    newest = dict(conn.execute("SELECT agent, MAX(last_at) FROM sessions WHERE last_at != '' "
-                               "GROUP BY agent").fetchall())
-    return {name: {"pending": r["pending"], "unreadable": r["unreadable"],
-                   "present": not r["missing"], "as_of": iso(newest.get(name))}
-            for name, r in reports.items()}
+    newest = dict(unchanged(conn, "newest", lambda: conn.execute(
+        "SELECT agent, MAX(last_at) FROM sessions WHERE last_at != '' GROUP BY agent"
+    ).fetchall()))
+    out = {name: {"pending": r["pending"], "unreadable": r["unreadable"],
+                  "present": not r["missing"], "as_of": iso(newest.get(name))}
+           for name, r in reports.items()}
+    for name, r in reports.items():  # a disk check that stat'ed some transcripts, not all
+        if r.get("unchecked"):
+            out[name].update(unchecked=r["unchecked"], checked_as_of=iso(r["checked_ns"] or None))
+    return out
 
 
 def _merged(reports: dict[str, dict]) -> dict:

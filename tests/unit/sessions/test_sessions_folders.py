@@ -168,3 +168,43 @@ def test_a_removed_project_folder_archives_its_sessions(conn, t):
     report = run(conn, t)
     assert report["deleted"] == 1 and report["files"] == 0
     assert conn.execute("SELECT COUNT(*) FROM folders").fetchone()[0] == 1  # the root only
+
+
+def test_a_read_stats_the_files_written_last_and_the_others_in_turn(conn, t, monkeypatch):
+    from solograph.sessions import cold
+
+    monkeypatch.setattr(cold, "HOT", 1)
+    monkeypatch.setattr(cold, "COLD", 2)
+    made = [t.conversation(f"/home/dev/p{i}", f"task number {i}", "Done.") for i in range(6)]
+    for i, s in enumerate(made):  # p5 written last
+        os.utime(s.path, ns=(OLD + i * 10**9, OLD + i * 10**9))
+    age(t.root)
+    run(conn, t)
+    report = sync(conn, t.root, policy=POLICY, quick=True)
+    assert report["unchecked"] == 6 - 1 - 2
+    assert report["checked_ns"] > 0  # the full sync before stat'ed every transcript
+    made[0].prompt("one more thing about the cache")  # an old file written, its mtime kept
+    made[0].flush()
+    os.utime(made[0].path, ns=(OLD, OLD))
+    seen = []
+    for _ in range(3):  # 5 cold files, 2 a read: every one within 3 reads
+        seen.append(sync(conn, t.root, policy=POLICY, quick=True)["grown"])
+    assert sum(seen) == 1
+    assert "one more thing about the cache" in " ".join(texts(conn))
+
+
+def test_the_answer_says_how_many_transcripts_a_read_left_unchecked(conn, t, monkeypatch):
+    from solograph.sessions import cold
+    from solograph.sessions.sync import per_agent
+
+    monkeypatch.setattr(cold, "HOT", 1)
+    monkeypatch.setattr(cold, "COLD", 1)
+    for i in range(4):
+        t.conversation(f"/home/dev/p{i}", f"task number {i}", "Done.")
+    age(t.root)
+    run(conn, t)
+    report = sync(conn, t.root, policy=POLICY, quick=True)
+    claude = per_agent(conn, {"claude": report})["claude"]
+    assert claude["unchecked"] == 2 and claude["checked_as_of"].endswith("Z")
+    everything = per_agent(conn, {"claude": run(conn, t)})["claude"]
+    assert "unchecked" not in everything  # a sync that stat'ed them all says nothing more
