@@ -145,7 +145,7 @@ def sessions_world(corpora: Path, sessions: int, total_mb: int, model_id: str
 
     gen = common.work_dir(f"sessions-{sessions}s-{total_mb}mb-1-v{sb.GENERATOR_VERSION}")
     catalog = sb.generate(corpora, gen, sessions, total_mb, 1)
-    base = common.work_dir(f"semantic-sessions-{sessions}s-{total_mb}mb-v{sb.GENERATOR_VERSION}")
+    base = common.work_dir(f"semantic-sessions-{sessions}s-{total_mb}mb-v{sb.GENERATOR_VERSION}-g")
     settings = Settings(home=base / "home", claude_projects=gen / "projects", agents=("claude",),
                         embedder="off")
 
@@ -166,7 +166,7 @@ def kb_world(pages: int, model_id: str) -> tuple[Settings, list[str]]:
 
     from solograph.kb.sync import index_kb
 
-    base = common.work_dir(f"semantic-kb-{pages}p-v{kb_bench.GENERATOR_VERSION}")
+    base = common.work_dir(f"semantic-kb-{pages}p-v{kb_bench.GENERATOR_VERSION}-g")
     settings = Settings(home=base / "home", kb_path=base / "kb", embedder="off")
 
     def make() -> dict:

@@ -9,6 +9,11 @@ CREATE TABLE vector_todo (
 );
 CREATE INDEX vector_todo_rank ON vector_todo(rank, unit);
 
+-- What a search ranks (sections.doc) beside each vector, so reading the vectors reads no
+-- section.
+ALTER TABLE section_vectors ADD COLUMN grp;
+UPDATE section_vectors SET grp = (SELECT doc FROM sections WHERE id = section);
+
 ALTER TABLE vector_rev ADD COLUMN vectors INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE vector_rev ADD COLUMN pending INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE vector_rev ADD COLUMN model TEXT NOT NULL DEFAULT '';

@@ -9,6 +9,8 @@ DROP TABLE IF EXISTS chunk_vectors;
 
 CREATE TABLE entry_vectors (
     entry       INTEGER PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+    grp         INTEGER NOT NULL DEFAULT 0,   -- entries.session: what a search ranks, kept
+                                              -- here so reading the vectors reads no message
     digest      TEXT NOT NULL,                -- of the text embedded
     model       TEXT NOT NULL,
     vector      BLOB NOT NULL                 -- float16, little-endian, dim values

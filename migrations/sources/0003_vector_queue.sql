@@ -8,6 +8,12 @@ CREATE TABLE vector_todo (
 );
 CREATE INDEX vector_todo_rank ON vector_todo(rank, unit);
 
+-- What a search ranks (a video, else the document's key) beside each vector, so reading the
+-- vectors reads no document.
+ALTER TABLE document_vectors ADD COLUMN grp;
+UPDATE document_vectors SET grp = (SELECT COALESCE(video, key) FROM documents
+                                   WHERE id = document);
+
 ALTER TABLE vector_rev ADD COLUMN vectors INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE vector_rev ADD COLUMN pending INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE vector_rev ADD COLUMN model TEXT NOT NULL DEFAULT '';

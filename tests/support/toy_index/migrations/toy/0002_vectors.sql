@@ -3,6 +3,7 @@
 
 CREATE TABLE note_vectors (
     note        INTEGER PRIMARY KEY REFERENCES notes(id) ON DELETE CASCADE,
+    grp,                                      -- notes.name: what a search ranks
     digest      TEXT NOT NULL,
     model       TEXT NOT NULL,
     vector      BLOB NOT NULL
