@@ -182,6 +182,7 @@ from solograph.config import Settings
 from solograph.errors import SolographError
 job = json.loads(sys.stdin.read())
 more = {"claude_projects": Path(job["projects"])} if job.get("projects") else {}
+more.update({k: tuple(v) if isinstance(v, list) else v for k, v in job["settings"].items()})
 settings = Settings(home=Path(job["home"]), kb_path=Path(job["kb"]) if job["kb"] else None,
                     **more)
 readers.keep()
@@ -196,13 +197,16 @@ with open("/proc/self/status", encoding="ascii") as fh:
 
 
 def reads_peak_rss_mb(read: str, home: Path, calls: list[tuple[str, dict]], *,
-                      kb: Path | None = None, projects: Path | None = None) -> float:
+                      kb: Path | None = None, projects: Path | None = None,
+                      settings: dict | None = None) -> float:
     """The peak resident set (MiB, the kernel's VmHWM) of a new process that makes these
     calls (query, keyword arguments) of `solograph.reads.<read>` on kept readers, as the HTTP
     API and MCP do: what the reads cost, without the memory of the bench that built the
-    index (the pages of the index it reads through mmap count, as the kernel counts them)."""
+    index (the pages of the index it reads through mmap count, as the kernel counts them).
+    `settings`: more Settings fields (JSON values; lists become tuples)."""
     job = json.dumps({"read": read, "home": str(home), "kb": str(kb) if kb else "",
-                      "projects": str(projects) if projects else "", "calls": calls})
+                      "projects": str(projects) if projects else "", "calls": calls,
+                      "settings": settings or {}})
     done = subprocess.run([sys.executable, "-c", _READS_PEAK], input=job.encode(),
                           capture_output=True, timeout=1800, check=False)
     try:

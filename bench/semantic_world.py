@@ -237,31 +237,10 @@ def model_load() -> dict[str, list[float]]:
     return json.loads(done.stdout)
 
 
-_PEAK = """
-import json, sys
-from pathlib import Path
-from solograph import readers, reads
-from solograph.config import Settings
-job = json.loads(sys.stdin.read())
-settings = Settings(home=Path(job["home"]), claude_projects=Path(job["projects"]),
-                    agents=("claude",), semantic=job["semantic"], embedder="off")
-readers.keep()
-for query in job["queries"]:
-    reads.session_search(settings, query, limit=10)
-with open("/proc/self/status", encoding="ascii") as fh:
-    print(next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:")))
-"""
-
-
 def read_peak_rss(settings: Settings, semantic: str, queries: list[str]) -> float:
     """The peak RSS (MiB, VmHWM) of a new process making these session searches on kept
     readers, the lane `semantic`: the reads' memory, without the bench's."""
-    job = json.dumps({"home": str(settings.home), "projects": str(settings.claude_projects),
-                      "semantic": semantic, "queries": queries})
-    done = subprocess.run([sys.executable, "-c", _PEAK], input=job.encode(),
-                          capture_output=True, timeout=1800, check=False)
-    try:
-        return int(done.stdout.split()[-1]) / 1024
-    except (IndexError, ValueError):
-        log(f"  the read process failed: {done.stderr.decode(errors='replace')[-500:]}")
-        return float("nan")
+    return common.reads_peak_rss_mb(
+        "session_search", settings.home, [(q, {"limit": 10}) for q in queries],
+        projects=settings.claude_projects,
+        settings={"agents": ["claude"], "semantic": semantic, "embedder": "off"})
