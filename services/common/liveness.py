@@ -40,6 +40,12 @@ WAITING = frozenset({states.PENDING, states.RECEIVED, states.RETRY})  # not runn
 
 log = logging.getLogger("solograph.liveness")
 
+class WorkerLost(SolographError):
+    """The worker running a job stopped without finishing it."""
+
+    code = "worker_lost"
+
+
 # Deletes the job's record only while it is that run's: a retry of the job is a new message
 # under the same id (one more retry), recorded by whichever worker received it.
 _FORGET = """
@@ -60,12 +66,6 @@ if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
 end
 return 0
 """
-
-
-class WorkerLost(SolographError):
-    """The worker running a job stopped without finishing it."""
-
-    code = "worker_lost"
 
 
 def instance_name(nodename: str) -> str:

@@ -18,7 +18,7 @@ import re
 import sqlite3
 from contextlib import closing
 
-from solograph.semantic.answers import Meaning, depth, fused_answer, words_only
+from solograph.semantic.answers import Meaning, by_group, depth, fused_answer, words_only
 from solograph.semantic.lane import StoreLane, allowed_by
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
@@ -101,11 +101,10 @@ class KbSearch(Meaning):
             [[(d, c) for d, c, _ in hits if isinstance(d, int)] for hits in lanes],
             depth(limit))]
         results = answer["results"]
-        ids = _doc_ids(conn, [h["path"] for h in results])
-        groups = [ids.get(h["path"], -1) for h in results]
+        groups, lexical = by_group(results, "path", lambda paths: _doc_ids(conn, paths))
         return fused_answer(
             LANE, conn, answer, vector, model, query=query, limit=limit, ranked=ranked,
-            words=groups, lexical=dict(zip(groups, results, strict=True)),
+            words=groups, lexical=lexical,
             tier=_titled(conn, query, groups),
             confident=_confident(conn, query, groups, [h["score"] for h in results]),
             render=lambda doc, section: kb_hit(conn, query, doc, section))

@@ -46,6 +46,15 @@ class Meaning:
         raise NotImplementedError
 
 
+def by_group(results: list[dict], field: str,
+             ids_of: Callable[[list], dict]) -> tuple[list, dict]:
+    """The lexical hits as the lane's groups, in order (`ids_of`: the hits' `field` values ->
+    their groups; -1 for a hit gone meanwhile), and each group's hit."""
+    ids = ids_of([h[field] for h in results])
+    groups = [ids.get(h[field], -1) for h in results]
+    return groups, dict(zip(groups, results, strict=True))
+
+
 def depth(limit: int) -> int:
     return max(DEPTH, limit)
 

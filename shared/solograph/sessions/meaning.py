@@ -18,7 +18,7 @@ import re
 import sqlite3
 from contextlib import closing
 
-from solograph.semantic.answers import Meaning, fused_answer
+from solograph.semantic.answers import Meaning, by_group, fused_answer
 from solograph.semantic.fusion import MEANING
 from solograph.semantic.lane import StoreLane, allowed_by
 
@@ -88,11 +88,10 @@ class SessionSearch(Meaning):
         allowed = allowed_by(conn, f"SELECT s.id FROM sessions s WHERE {scope.where}",
                              scope.params) if scope.where else None
         results = answer["results"]
-        ids = _session_ids(conn, [h["session"] for h in results])
-        groups = [ids.get(h["session"], -1) for h in results]
+        groups, lexical = by_group(results, "session", lambda keys: _session_ids(conn, keys))
         return fused_answer(
             LANE, conn, answer, vector, model, query=query, limit=limit, allowed=allowed,
-            words=groups, lexical=dict(zip(groups, results, strict=True)),
+            words=groups, lexical=lexical,
             tier=[g for g, h in zip(groups, results, strict=True) if h["match"] in self.TIER],
             confident=_confident(conn, query, groups, [h["score"] for h in results]),
             render=lambda session, entry: session_hit(conn, query, session, entry))
