@@ -27,3 +27,7 @@ SELECT term, n, id FROM (
     FROM symbol_df d JOIN symbols_fts f
       ON f.symbols_fts MATCH '"' || replace(d.term, '"', '""') || '"*')
 WHERE n <= 400;
+-- An exact name within one project (`request` in one repository of 300) is found through the
+-- name and the project together, not by reading every project's `request` first.
+DROP INDEX symbols_name_key;
+CREATE INDEX symbols_name_key ON symbols(name_key, project_id);

@@ -23,7 +23,9 @@ from solograph.text.tokens import fts_term
 
 CAP = 500  # candidates scored for one tier, at most (plus one impact list)
 PREFIX = 5  # the longest prefix FTS5 keeps an index of (migration 0003)
-SPAN_ROWS = 20_000  # matches read in a project's span of ids, at most
+SPAN_ROWS = 5_000  # matches read in a project's spans of ids, at most
+SPANS = 8  # ranges of ids a project's definitions are read in, at most
+GAP = 64  # ids between two of a project's definitions that start another range
 
 
 @dataclass
@@ -36,17 +38,17 @@ class Scope:
     avgdl: float = 0.0
     df: dict[str, int] = field(default_factory=dict)
     ids: frozenset[int] = frozenset()
-    span: tuple[int, int] | None = None
+    spans: list[tuple[int, int]] = field(default_factory=list)
 
     @classmethod
     def open(cls, conn: sqlite3.Connection, project_id: int | None) -> Scope:
         rows, avgdl = impact.totals(conn)
         scope = cls(conn, project_id, rows, avgdl)
         if project_id is not None:
-            scope.ids = frozenset(r[0] for r in conn.execute(
-                "SELECT id FROM symbols WHERE project_id = ?", (project_id,)))
-            if scope.ids:
-                scope.span = (min(scope.ids), max(scope.ids))
+            own = [r[0] for r in conn.execute(
+                "SELECT id FROM symbols WHERE project_id = ? ORDER BY id", (project_id,))]
+            scope.ids = frozenset(own)
+            scope.spans = spans(own)
         return scope
 
     def freq(self, terms: list[str] | tuple[str, ...]) -> dict[str, int]:
@@ -54,6 +56,17 @@ class Scope:
         if missing:
             self.df.update(impact.doc_freq(self.conn, missing))
         return {t: self.df[t] for t in terms}
+
+
+def spans(ids: list[int]) -> list[tuple[int, int]]:
+    """A project's sorted ids as at most SPANS ranges, cut at the widest gaps: a project's
+    definitions were written together, and a file rescanned later was written at the end,
+    after every other project's."""
+    if not ids:
+        return []
+    gaps = sorted(range(1, len(ids)), key=lambda i: ids[i - 1] - ids[i])[:SPANS - 1]
+    cuts = [0, *sorted(i for i in gaps if ids[i] - ids[i - 1] > GAP), len(ids)]
+    return [(ids[a], ids[b - 1]) for a, b in zip(cuts, cuts[1:], strict=False)]
 
 
 def listed(term: str, docs: int) -> str:
@@ -106,12 +119,16 @@ def _list(scope: Scope, match: str) -> tuple[list[int], bool]:
         ids = [r[0] for r in conn.execute(
             "SELECT rowid FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ?", (match, CAP + 1))]
         return ids[:CAP], len(ids) <= CAP
-    if scope.span is None:
-        return [], True
-    # A project's definitions were written together: their ids fall mostly in one span,
-    # which FTS5 seeks to; the ids read once per search keep only the project's own.
-    rows = [r[0] for r in conn.execute(
-        "SELECT rowid FROM symbols_fts WHERE symbols_fts MATCH ? AND rowid BETWEEN ? AND ? "
-        "LIMIT ?", (match, *scope.span, SPAN_ROWS + 1))]
-    ids = [i for i in rows if i in scope.ids]
-    return ids[:CAP], len(ids) <= CAP and len(rows) <= SPAN_ROWS
+    # FTS5 seeks to each of the project's spans of ids; the ids read once per search keep
+    # only the project's own.
+    ids: list[int] = []
+    read = 0
+    for low, high in scope.spans:
+        rows = [r[0] for r in conn.execute(
+            "SELECT rowid FROM symbols_fts WHERE symbols_fts MATCH ? AND rowid BETWEEN ? AND ? "
+            "LIMIT ?", (match, low, high, SPAN_ROWS + 1 - read))]
+        read += len(rows)
+        ids.extend(i for i in rows if i in scope.ids)
+        if read > SPAN_ROWS or len(ids) > CAP:
+            return ids[:CAP], False
+    return ids, True
