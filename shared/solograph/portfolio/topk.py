@@ -116,9 +116,9 @@ def _list(scope: Scope, match: str) -> tuple[list[int], bool]:
     """Up to CAP candidate ids, and whether they are every match."""
     conn = scope.conn
     if scope.project_id is None:
-        ids = [r[0] for r in conn.execute(
+        found = [r[0] for r in conn.execute(
             "SELECT rowid FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ?", (match, CAP + 1))]
-        return ids[:CAP], len(ids) <= CAP
+        return found[:CAP], len(found) <= CAP
     # FTS5 seeks to each of the project's spans of ids; the ids read once per search keep
     # only the project's own.
     ids: list[int] = []
