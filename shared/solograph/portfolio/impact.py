@@ -8,13 +8,14 @@ best first (its impact list): the candidates of a query whose every word is that
 A word held by fewer definitions is counted by FTS5 when a query needs it, which costs what
 it holds.
 
-Both tables are derived state. A scan that changed definitions adds the count to
-`impact_changes` in the store's meta; once REFRESH_AFTER changes have gathered they are
-recomputed (about 5 s at 500,000 definitions, most of it ranking the impact lists). Between
-refreshes a common word's count may be off by those changes (under 0.2% of the index at
-that size, which moves its idf by less than that), and a definition added since is found
-through the bounded scan of the matches, not through the impact list; a deleted one is
-dropped when the candidates are read.
+Both tables are derived state, refreshed in batches: a scan that changed definitions adds the
+count to `impact_changes` in the store's meta, and once REFRESH_AFTER changes (or a hundredth
+of the index) have gathered both are recomputed (about 5 s at 500,000 definitions, most of it
+ranking the impact lists; the first scan of a new store does it once). Between refreshes a
+common word's count may be off by those changes (at most a hundredth of the index, which
+moves its idf by about as much), a definition added since is found through the bounded list
+of the matches but not through an impact list, and a deleted one is dropped when the
+candidates are read.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from solograph.text.tokens import fts_term
 
 FLOOR = 1_000  # definitions holding a word before its count and impact list are kept
 TOP = 400  # definitions in each word's impact list
-REFRESH_AFTER = 1_000  # definitions changed by scans before both tables are recomputed
+# Definitions changed by scans before both tables are recomputed: this many, or a hundredth
+# of the index when that is more (a refresh costs about 10 us a definition).
+REFRESH_AFTER = 1_000
 CHANGES = "impact_changes"  # the store's meta key: definitions changed since the refresh
 
 _FILL_DF = f"""
@@ -57,10 +60,10 @@ def refresh(conn: sqlite3.Connection) -> None:
 
 
 def note_changes(conn: sqlite3.Connection, *, changed: int) -> bool:
-    """Count a scan's changed definitions; refresh once REFRESH_AFTER have gathered (inside
-    the caller's transaction). Whether it refreshed."""
+    """Count a scan's changed definitions; refresh once REFRESH_AFTER (or a hundredth of the
+    index) have gathered (inside the caller's transaction). Whether it refreshed."""
     total = int(get_meta(conn, CHANGES) or 0) + changed
-    if total >= REFRESH_AFTER:
+    if total >= max(REFRESH_AFTER, totals(conn)[0] // 100):
         refresh(conn)
         return True
     set_meta(conn, CHANGES, str(total))

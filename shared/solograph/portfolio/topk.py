@@ -100,9 +100,10 @@ def top(scope: Scope, query: rank.Query, n: int) -> list[tuple[float, int]]:
         rarest = min(query.phrases, key=lambda t: (df[t], t))
         best = [i for i in impact.champions(scope.conn, rarest)
                 if scope.project_id is None or i in scope.ids]
-        if len(query.phrases) == 1 and len(best) >= n:
-            # One word: its impact list is its ranking, the top is its head.
-            ids, cut = best[:n], False
+        if len(query.phrases) == 1 and len(best) >= 2 * n:
+            # One word: its impact list is its ranking, the top is its head (twice as long,
+            # for the definitions deleted since the list was made).
+            ids, cut = best[:2 * n], False
         else:
             ids = list(dict.fromkeys(ids + best))
     times = query.times or (1,) * len(query.phrases)
