@@ -81,6 +81,13 @@ def spelling(typed: str, name: str, scope: str) -> int:
     return 1 if typed.casefold() in (n.casefold() for n in names) else 2
 
 
+@lru_cache(maxsize=65536)
+def _scope_key(scope: str) -> str:
+    """The enclosing scope's last part, spelling-free (`Color` of `rich.Color`): a class
+    encloses many definitions, and a common name (`get`) reads hundreds of them."""
+    return fold_name(scope.rsplit(".", 1)[-1])
+
+
 def _exact_ids(conn: sqlite3.Connection, query: str, key: str, extra: tuple,
                limit: int) -> list[int]:
     """Definitions named exactly by the query in any spelling: the name alone (`escape`), the
@@ -96,14 +103,15 @@ def _exact_ids(conn: sqlite3.Connection, query: str, key: str, extra: tuple,
             for row in conn.execute(
                     f"SELECT id, scope FROM symbols WHERE name_key = ? AND scope != '' "
                     f"{by_project}LIMIT 500", (name_key, *extra)):
-                if fold_name(row[1].rsplit(".", 1)[-1]) == scope_key and row[0] not in ids:
+                if _scope_key(row[1]) == scope_key and row[0] not in ids:
                     ids.append(row[0])
     return ids[:limit]
 
 
-def _top(scope: topk.Scope, query: Query, n: int) -> list[dict]:
-    """The tier's best `n`, best first, as rows (portfolio.topk bounds what it reads)."""
-    ranked = topk.top(scope, query, n)
+def _top(scope: topk.Scope, query: Query, n: int, cap: int) -> list[dict]:
+    """The tier's best `n`, best first, as rows, from at most `cap` candidates (and one
+    impact list; portfolio.topk)."""
+    ranked = topk.top(scope, query, n, cap=cap)
     if not ranked:
         return []
     rows = {r["id"]: dict(r) for r in scope.conn.execute(
@@ -141,7 +149,7 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
             if row["id"] not in hits:
                 hits[row["id"]] = (tier, row["rank"], row)
 
-    all_rows = _top(scope, Query.every(terms), limit * 4)
+    all_rows = _top(scope, Query.every(terms), limit * 4, topk.CAP)
     ranks = {row["id"]: row["rank"] for row in all_rows}
     exact_ids = _exact_ids(conn, query, fold_name(query), extra, limit)
     if exact_ids:
@@ -167,10 +175,10 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
                 groups.append(tuple(range(len(phrases), len(phrases) + (2 if a else 1))))
                 phrases.extend((t, a) if a else (t,))
             collect(2, _top(scope, Query(tuple(phrases), tuple(groups), len(groups)),
-                            limit * 2))
+                            limit * 2, topk.CAP))
     some = _some(terms, counts, project_id) if wanting() and len(terms) > 1 else None
     if some:
-        collect(3, _top(scope, some, limit * 2))
+        collect(3, _top(scope, some, limit * 2, topk.CAP))
 
     typed = query.strip() if len(query.split()) == 1 and _SPELT.search(query) else ""
 

@@ -2,14 +2,14 @@
 
 FTS5 lists a tier's matches in rowid order without scoring them (a tenth of a microsecond a
 row); when they are CAP or fewer that list is every match and the top is exact. When there
-are more, every word of the query is common, and the candidates are the first CAP matches
-plus the impact list of the rarest word (its best definitions by its own BM25, kept in
-symbol_top) that hold the other words too: a query of one common word (`user`) gets its
-exact top, several common words (`user session`, 11,000 matches at 500,000 definitions) the
-best of those. A word of more than PREFIX letters held by FLOOR definitions or more is
-listed by its first PREFIX letters (FTS5 keeps those prefixes' doclists; a longer one is
-merged from every word under it, 4 ms for `session*`), and the scoring keeps only the real
-matches.
+are more, the candidates are the first CAP matches plus the impact list of the rarest word
+(its best definitions by its own BM25, kept in symbol_top for a word held by FLOOR
+definitions or more) that hold the other words too: a query of one common word (`user`)
+gets its exact top, several common words (`user session`, 11,000 matches at 500,000
+definitions) the best of those. A word of more than PREFIX letters held by FLOOR
+definitions or more is listed by its first PREFIX letters (FTS5 keeps those prefixes'
+doclists; a longer one is merged from every word under it, 4 ms for `session*`), and the
+scoring keeps only the real matches.
 """
 
 from __future__ import annotations
@@ -90,12 +90,14 @@ def match_of(query: rank.Query, df: dict[str, int]) -> str:
                        for c in combinations(groups, query.need))
 
 
-def top(scope: Scope, query: rank.Query, n: int) -> list[tuple[float, int]]:
-    """(rank, id) of the best `n` definitions matching `query` in the scope, best first."""
+def top(scope: Scope, query: rank.Query, n: int, *, cap: int | None = None
+        ) -> list[tuple[float, int]]:
+    """(rank, id) of the best `n` definitions matching `query` in the scope, best first,
+    from at most `cap` (CAP) listed matches and one impact list."""
     df = scope.freq(query.phrases)
     match = match_of(query, df)
     cut = any(listed(p, df[p]) != fts_term(p) for p in query.phrases)
-    ids, whole = _list(scope, match)
+    ids, whole = _list(scope, match, CAP if cap is None else cap)
     if not whole:
         rarest = min(query.phrases, key=lambda t: (df[t], t))
         best = [i for i in impact.champions(scope.conn, rarest)
@@ -113,13 +115,13 @@ def top(scope: Scope, query: rank.Query, n: int) -> list[tuple[float, int]]:
                       check=cut or not whole, limit=n)
 
 
-def _list(scope: Scope, match: str) -> tuple[list[int], bool]:
-    """Up to CAP candidate ids, and whether they are every match."""
+def _list(scope: Scope, match: str, cap: int) -> tuple[list[int], bool]:
+    """Up to `cap` candidate ids, and whether they are every match."""
     conn = scope.conn
     if scope.project_id is None:
         found = [r[0] for r in conn.execute(
-            "SELECT rowid FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ?", (match, CAP + 1))]
-        return found[:CAP], len(found) <= CAP
+            "SELECT rowid FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ?", (match, cap + 1))]
+        return found[:cap], len(found) <= cap
     # FTS5 seeks to each of the project's spans of ids; the ids read once per search keep
     # only the project's own.
     ids: list[int] = []
@@ -130,6 +132,6 @@ def _list(scope: Scope, match: str) -> tuple[list[int], bool]:
             "LIMIT ?", (match, low, high, SPAN_ROWS + 1 - read))]
         read += len(rows)
         ids.extend(i for i in rows if i in scope.ids)
-        if read > SPAN_ROWS or len(ids) > CAP:
-            return ids[:CAP], False
+        if read > SPAN_ROWS or len(ids) > cap:
+            return ids[:cap], False
     return ids, True
