@@ -82,9 +82,9 @@ def score(conn: sqlite3.Connection, ids: list[int], query: Query, weights: list[
                     break
                 total += w * ((f * (k1 + 1.0)) / (f + norm))
             else:
-                out.append((-1.0 * total, id_))
+                out.append((round(-1.0 * total, 9), id_))
             continue
-        out.append((-1.0 * total, id_))
-    # Rounded: FTS5 adds a scope hit's weight one hit at a time where this multiplies, which
-    # may differ in the last bit.
-    return [(round(r, 9), i) for r, i in heapq.nsmallest(limit, out)]
+        out.append((round(-1.0 * total, 9), id_))
+    # Ranks are rounded before ties go by id: FTS5 adds a scope hit's weight one hit at a
+    # time where this multiplies, which may differ in the last bit.
+    return heapq.nsmallest(limit, out)
