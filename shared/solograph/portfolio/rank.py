@@ -23,9 +23,10 @@ SCOPE_WEIGHT = 0.4  # the name counts more than the enclosing scope: bm25(..., 1
 
 @dataclass(frozen=True)
 class Query:
-    """What a tier asks: its phrases (stems searched as prefixes, each with the times FTS5's
-    expression holds it), and which definitions match: at least `need` of `groups` (indexes
-    into phrases) have a phrase that occurs."""
+    """What a tier asks: its phrases (stems searched as prefixes), and which definitions
+    match: at least `need` of `groups` (indexes into phrases) have a phrase that occurs.
+    `times`: how often FTS5's expression holds each phrase, for a definition that holds
+    every phrase (the some-words tier's groups of all the words but one)."""
 
     phrases: tuple[str, ...]
     groups: tuple[tuple[int, ...], ...]
@@ -50,7 +51,7 @@ def idf(rows: int, hits: int) -> float:
 def score(conn: sqlite3.Connection, ids: list[int], query: Query, weights: list[float],
           avgdl: float, *, check: bool, limit: int) -> list[tuple[float, int]]:
     """(rank, id) of the best `limit` of `ids`, best first (rank: FTS5's negative BM25,
-    rounded; ties by id). `weights`: each phrase's idf times the times it occurs. `check`:
+    rounded; ties by id). `weights`: each phrase's idf. `check`:
     keep only the candidates that match `query` (those FTS5 listed for it match already)."""
     if not ids:
         return []
@@ -61,6 +62,7 @@ def score(conn: sqlite3.Connection, ids: list[int], query: Query, weights: list[
     pairs = list(zip(phrases, weights, strict=True))
     groups, need = query.groups, query.need
     every = need == len(groups) and all(len(g) == 1 for g in groups)
+    times, ones = query.times, (1,) * len(phrases)
     k1, b, w_scope = K1, B, SCOPE_WEIGHT
     out: list[tuple[float, int]] = []
     for id_, name, scope in cur:
@@ -68,12 +70,15 @@ def score(conn: sqlite3.Connection, ids: list[int], query: Query, weights: list[
         # FTS5's arithmetic, in its order.
         norm = k1 * (1 - b + b * d / avgdl)
         total = 0.0
-        if check and not every:
+        if (check and not every) or times:
             freqs = [name.count(p) + w_scope * scope.count(p) for p in phrases]
-            if sum(any(freqs[i] for i in g) for g in groups) < need:
+            if check and sum(any(freqs[i] for i in g) for g in groups) < need:
                 continue
-            for f, (_, w) in zip(freqs, pairs, strict=True):
-                total += w * ((f * (k1 + 1.0)) / (f + norm))
+            # FTS5 counts a word once per group of its expression that the definition
+            # matches: a definition holding every word matches each group.
+            many = times if times and all(freqs) else ones
+            for f, (_, w), k in zip(freqs, pairs, many, strict=True):
+                total += k * w * ((f * (k1 + 1.0)) / (f + norm))
         else:
             for p, w in pairs:
                 # ' stem' occurs in ' ' + a column once per stem of it that starts with stem.

@@ -108,9 +108,7 @@ def top(scope: Scope, query: rank.Query, n: int, *, cap: int | None = None
             ids, cut = best[:2 * n], False
         else:
             ids = list(dict.fromkeys(ids + best))
-    times = query.times or (1,) * len(query.phrases)
-    weights = [rank.idf(scope.rows, df[p]) * t for p, t in zip(query.phrases, times,
-                                                                strict=True)]
+    weights = [rank.idf(scope.rows, df[p]) for p in query.phrases]
     return rank.score(scope.conn, ids, query, weights, scope.avgdl,
                       check=cut or not whole, limit=n)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import tempfile
+from itertools import combinations
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,12 @@ def queries(terms: list[str]) -> list[tuple[rank.Query, str]]:
         out.append((rank.Query(phrases, groups, len(groups)),
                     " AND ".join([f"({fts_term(terms[0])} OR {fts_term(terms[1])})",
                                   *(fts_term(t) for t in terms[2:])])))
+    if len(terms) >= 3:  # all the words but one: FTS5 counts each word once per group
+        n = len(terms)
+        out.append((rank.Query(tuple(terms), tuple((i,) for i in range(n)), n - 1,
+                               (n - 1,) * n),
+                    " OR ".join("(" + " AND ".join(fts_term(t) for t in group) + ")"
+                                for group in combinations(terms, n - 1))))
     return out
 
 
@@ -65,7 +72,8 @@ def scanned(settings, tmp_path):
 
 
 @pytest.mark.parametrize("words", [["auth"], ["auth", "middlewar"], ["pars", "respons"],
-                                   ["escap"], ["session", "store"], ["user"], ["get", "id"]])
+                                   ["escap"], ["session", "store"], ["user"], ["get", "id"],
+                                   ["auth", "middlewar", "http"]])
 def test_the_fixture_ranks_as_fts5_does(scanned, words):
     assert_same(scanned, words)
     projects = [r[0] for r in scanned.execute("SELECT id FROM projects")]
