@@ -14,15 +14,15 @@ import heapq
 import json
 import math
 import sqlite3
-from dataclasses import dataclass
+
+from solograph.frozen import Frozen
 
 K1 = 1.2
 B = 0.75
 SCOPE_WEIGHT = 0.4  # the name counts more than the enclosing scope: bm25(..., 1.0, 0.4)
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(Frozen):
     """What a tier asks: its phrases (stems searched as prefixes), and which definitions
     match: at least `need` of `groups` (indexes into phrases) have a phrase that occurs.
     `times`: how often FTS5's expression holds each phrase, for a definition that holds

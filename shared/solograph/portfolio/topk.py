@@ -15,9 +15,9 @@ scoring keeps only the real matches.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
 from itertools import combinations
 
+from solograph.frozen import Record, factory
 from solograph.portfolio import impact, rank
 from solograph.text.tokens import fts_term
 
@@ -28,17 +28,16 @@ SPANS = 8  # ranges of ids a project's definitions are read in, at most
 GAP = 64  # ids between two of a project's definitions that start another range
 
 
-@dataclass
-class Scope:
+class Scope(Record):
     """What one search reads once: the idf inputs, and the project's definitions."""
 
     conn: sqlite3.Connection
     project_id: int | None = None
     rows: int = 0
     avgdl: float = 0.0
-    df: dict[str, int] = field(default_factory=dict)
+    df: dict[str, int] = factory(default_factory=dict)
     ids: frozenset[int] = frozenset()
-    spans: list[tuple[int, int]] = field(default_factory=list)
+    spans: list[tuple[int, int]] = factory(default_factory=list)
 
     @classmethod
     def open(cls, conn: sqlite3.Connection, project_id: int | None) -> Scope:
