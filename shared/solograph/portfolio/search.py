@@ -16,39 +16,19 @@ from __future__ import annotations
 import re
 import sqlite3
 from functools import lru_cache
-from itertools import combinations
 
-from solograph.text.spelling import doc_count, respell
-from solograph.text.tokens import fold_name, fts_term, match_all, match_any, query_terms, words
+from solograph.portfolio import topk
+from solograph.portfolio.rank import Query
+from solograph.text.spelling import respell
+from solograph.text.tokens import fold_name, query_terms, words
 
 MAX_LIMIT = 200
-# The name counts more than the enclosing scope (`Widget draw` still finds Widget.draw).
-BM25 = "bm25(symbols_fts, 1.0, 0.4)"
-# Rank inside the FTS index first, then join only the rows kept: joining every match before
-# sorting costs milliseconds on common words.
-_TOP = f"""
-SELECT s.id, p.name AS project, f.path, s.line, s.kind, s.name, s.scope, top.rank
-FROM (SELECT rowid AS id, {BM25} AS rank FROM symbols_fts WHERE symbols_fts MATCH ?
-      ORDER BY rank LIMIT ?) AS top
-JOIN symbols s ON s.id = top.id
+_ROWS = """
+SELECT s.id, p.name AS project, f.path, s.line, s.kind, s.name, s.scope
+FROM symbols s
 JOIN files f ON f.id = s.file_id
 JOIN projects p ON p.id = s.project_id
-ORDER BY top.rank
-"""
-# With a project filter the filter must apply before the LIMIT; files and projects are still
-# joined only to the rows kept. A project's definitions were written together, so their ids
-# fall in one range, mostly its own: FTS5 seeks to it instead of reading (and joining) every
-# match in the portfolio; the project_id test keeps only the project's own.
-_TOP_IN_PROJECT = f"""
-SELECT s.id, p.name AS project, f.path, s.line, s.kind, s.name, s.scope, top.rank
-FROM (SELECT symbols_fts.rowid AS id, {BM25} AS rank FROM symbols_fts
-      JOIN symbols k ON k.id = symbols_fts.rowid
-      WHERE symbols_fts MATCH ? AND symbols_fts.rowid BETWEEN ? AND ? AND k.project_id = ?
-      ORDER BY rank LIMIT ?) AS top
-JOIN symbols s ON s.id = top.id
-JOIN files f ON f.id = s.file_id
-JOIN projects p ON p.id = s.project_id
-ORDER BY top.rank
+WHERE s.id IN ({marks})
 """
 _BY_ID = """
 SELECT s.id, p.name AS project, f.path, s.line, s.kind, s.name, s.scope, 0.0 AS rank
@@ -61,9 +41,8 @@ ORDER BY p.name, f.path, s.line
 
 
 # A word held by this many definitions says little on its own: the some-words tier leaves it
-# out (unless every word is that common). BM25 scores each match before the LIMIT (about
-# 0.6 us a row), and `get`, `set` or `session` match thousands, while a definition that holds
-# only such a word is the weakest of matches.
+# out (unless every word is that common): `get`, `set` or `session` match thousands, while a
+# definition that holds only such a word is the weakest of matches.
 COMMON = 1_000
 GROUPS = (0, 0, 1, 2)  # exact and all-words definitions both hold every word of the query
 _TEST_DIRS = frozenset(("test", "tests", "spec", "specs", "__tests__", "testing", "testdata"))
@@ -102,6 +81,13 @@ def spelling(typed: str, name: str, scope: str) -> int:
     return 1 if typed.casefold() in (n.casefold() for n in names) else 2
 
 
+@lru_cache(maxsize=65536)
+def _scope_key(scope: str) -> str:
+    """The enclosing scope's last part, spelling-free (`Color` of `rich.Color`): a class
+    encloses many definitions, and a common name (`get`) reads hundreds of them."""
+    return fold_name(scope.rsplit(".", 1)[-1])
+
+
 def _exact_ids(conn: sqlite3.Connection, query: str, key: str, extra: tuple,
                limit: int) -> list[int]:
     """Definitions named exactly by the query in any spelling: the name alone (`escape`), the
@@ -117,36 +103,37 @@ def _exact_ids(conn: sqlite3.Connection, query: str, key: str, extra: tuple,
             for row in conn.execute(
                     f"SELECT id, scope FROM symbols WHERE name_key = ? AND scope != '' "
                     f"{by_project}LIMIT 500", (name_key, *extra)):
-                if fold_name(row[1].rsplit(".", 1)[-1]) == scope_key and row[0] not in ids:
+                if _scope_key(row[1]) == scope_key and row[0] not in ids:
                     ids.append(row[0])
     return ids[:limit]
 
 
-def _top(conn: sqlite3.Connection, match: str, project_id: int | None,
-         n: int) -> list[sqlite3.Row]:
-    if project_id is None:
-        return conn.execute(_TOP, (match, n)).fetchall()
-    low, high = conn.execute("SELECT MIN(id), MAX(id) FROM symbols WHERE project_id = ?",
-                             (project_id,)).fetchone()
-    if low is None:
+def _top(scope: topk.Scope, query: Query, n: int, cap: int) -> list[dict]:
+    """The tier's best `n`, best first, as rows, from at most `cap` candidates (and one
+    impact list; portfolio.topk)."""
+    ranked = topk.top(scope, query, n, cap=cap)
+    if not ranked:
         return []
-    return conn.execute(_TOP_IN_PROJECT, (match, low, high, project_id, n)).fetchall()
+    rows = {r["id"]: dict(r) for r in scope.conn.execute(
+        _ROWS.format(marks=",".join("?" * len(ranked))), [i for _, i in ranked])}
+    return [{**rows[i], "rank": r} for r, i in ranked if i in rows]
 
 
-def _some(terms: list[str], counts: dict[str, int], project_id: int | None) -> str:
-    """The MATCH of the some-words tier: any of the words held by fewer than COMMON
-    definitions; when every word is that common, any of them within one project, and across
-    the portfolio the definitions holding all the words but one (none for two words). Each
-    common word alone matches thousands of definitions there (every `user`, every `session`:
-    60 ms of BM25 at 500,000 definitions), and a definition holding one of them is the
-    weakest match there is; those holding all but one rank first in the tier anyway."""
+def _some(terms: list[str], counts: dict[str, int], project_id: int | None) -> Query | None:
+    """The some-words tier: any of the words held by fewer than COMMON definitions; when
+    every word is that common, any of them within one project, and across the portfolio the
+    definitions holding all the words but one (none for two words). Each common word alone
+    matches thousands of definitions there (every `user`, every `session`), and a definition
+    holding one of them is the weakest match there is; those holding all but one rank first
+    in the tier anyway."""
     telling = [t for t in terms if counts[t] < COMMON]
     if telling or project_id is not None:
-        return match_any(telling or terms)
+        return Query.any(telling or terms)
     if len(terms) < 3:
-        return ""
-    return " OR ".join("(" + " AND ".join(fts_term(t) for t in group) + ")"
-                       for group in combinations(terms, len(terms) - 1))
+        return None
+    # FTS5's expression names each word once per group holding it: BM25 counts it as often.
+    return Query(tuple(terms), tuple((i,) for i in range(len(terms))), len(terms) - 1,
+                 (len(terms) - 1,) * len(terms))
 
 
 def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | None = None,
@@ -154,14 +141,15 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
     limit = max(1, min(limit, MAX_LIMIT))
     terms = query_terms(query)
     extra = (project_id,) if project_id is not None else ()
-    hits: dict[int, tuple[int, float, sqlite3.Row]] = {}
+    hits: dict[int, tuple[int, float, dict]] = {}
+    scope = topk.Scope.open(conn, project_id)
 
-    def collect(tier: int, rows: list[sqlite3.Row]) -> None:
+    def collect(tier: int, rows: list) -> None:
         for row in rows:
             if row["id"] not in hits:
                 hits[row["id"]] = (tier, row["rank"], row)
 
-    all_rows = _top(conn, match_all(terms), project_id, limit * 4)
+    all_rows = _top(scope, Query.every(terms), limit * 4, topk.CAP)
     ranks = {row["id"]: row["rank"] for row in all_rows}
     exact_ids = _exact_ids(conn, query, fold_name(query), extra, limit)
     if exact_ids:
@@ -177,21 +165,24 @@ def search_symbols(conn: sqlite3.Connection, query: str, *, project_id: int | No
 
     counts: dict[str, int] = {}
     if wanting():  # one count per word serves both tiers below
-        counts = {t: doc_count(conn, "symbols_fts", t, cap=COMMON) for t in terms}
+        counts = scope.freq(terms)
         respelt = {t: respell(conn, "symbols_fts", "symbols_vocab", t, docs=counts[t])
                    for t in terms}
         if any(respelt.values()):
-            either = " AND ".join(
-                f"({fts_term(t)} OR {fts_term(a)})" if a else fts_term(t)
-                for t, a in respelt.items())
-            collect(2, _top(conn, either, project_id, limit * 2))
-    some = _some(terms, counts, project_id) if wanting() and len(terms) > 1 else ""
+            phrases: list[str] = []
+            groups = []
+            for t, a in respelt.items():
+                groups.append(tuple(range(len(phrases), len(phrases) + (2 if a else 1))))
+                phrases.extend((t, a) if a else (t,))
+            collect(2, _top(scope, Query(tuple(phrases), tuple(groups), len(groups)),
+                            limit * 2, topk.CAP))
+    some = _some(terms, counts, project_id) if wanting() and len(terms) > 1 else None
     if some:
-        collect(3, _top(conn, some, project_id, limit * 2))
+        collect(3, _top(scope, some, limit * 2, topk.CAP))
 
     typed = query.strip() if len(query.split()) == 1 and _SPELT.search(query) else ""
 
-    def order(hit: tuple[int, float, sqlite3.Row]) -> tuple:
+    def order(hit: tuple[int, float, dict]) -> tuple:
         tier, rank, row = hit
         # A test (`test_confirmation_prompt`) holding every word still comes after the
         # source holding some of them (`confirm`, `prompt`), unless it is named exactly.

@@ -42,7 +42,9 @@ def db_path(settings: Settings) -> Path:
 
 
 def rebuild(settings: Settings) -> dict:
-    """The definitions' full-text table made again from the definitions, then optimised."""
+    """The definitions' full-text table made again from the definitions, then optimised,
+    with the word counts and impact lists that derive from it."""
+    from solograph.portfolio import impact
     from solograph.store import transaction
 
     conn = open_writer(settings)
@@ -50,6 +52,7 @@ def rebuild(settings: Settings) -> dict:
         with transaction(conn):
             conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('rebuild')")
             conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('optimize')")
+            impact.refresh(conn)
         rows = conn.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
         return {"index": STORE, "rows": rows, "summary": f"portfolio: {rows} definitions"}
     finally:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from solograph.portfolio import LAST_SCAN
+from solograph.portfolio import LAST_SCAN, impact
 from solograph.store import set_meta, transaction
 
 # File statuses counted as skipped: nothing, or only what came before the limit, was read.
@@ -60,12 +60,15 @@ def write_project(conn: sqlite3.Connection, plan: dict, results: list[dict]) -> 
 
 
 def finish_scan(conn: sqlite3.Connection, *, changed: int) -> None:
-    """After every project: merge the full-text index when much changed, note when the scan
-    ended, and reset the WAL."""
+    """After every project: merge the full-text index when much changed, count the changes
+    towards the next refresh of the word counts and impact lists (portfolio.impact), note
+    when the scan ended, and reset the WAL."""
     if changed > OPTIMIZE_AFTER:
         with transaction(conn):
             conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('optimize')")
     with transaction(conn):
+        if changed:
+            impact.note_changes(conn, changed=changed)
         set_meta(conn, LAST_SCAN, str(time.time()))
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 

@@ -11,7 +11,7 @@ import pytest
 
 from solograph import readers, reads
 from solograph.errors import NotIndexed
-from solograph.portfolio import search
+from solograph.portfolio import search, topk
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
 from solograph.store import connect_reader, connect_writer, migration_files
 from tests.support.portfolio import make_portfolio
@@ -120,13 +120,13 @@ def test_the_some_words_tier_leaves_out_common_words(scanned, monkeypatch):
     but one (none for two words: each alone matches thousands at full size)."""
     monkeypatch.setattr(search, "COMMON", 3)
     matches: list[str] = []
-    real = search._top
+    real = topk.match_of
 
-    def recording(conn, match, project_id, n):
-        matches.append(match)
-        return real(conn, match, project_id, n)
+    def recording(query, df):
+        matches.append(real(query, df))
+        return matches[-1]
 
-    monkeypatch.setattr(search, "_top", recording)
+    monkeypatch.setattr(topk, "match_of", recording)
     conn = connect_reader(scanned.portfolio_db, "portfolio")
     try:
         results = search.search_symbols(conn, "bill draw", limit=20)
@@ -136,7 +136,7 @@ def test_the_some_words_tier_leaves_out_common_words(scanned, monkeypatch):
         matches.clear()
         monkeypatch.setattr(search, "COMMON", 1)
         search.search_symbols(conn, "bill draw", limit=20)
-        assert matches == ['"bill"* "draw"*'], "the all-words tier only"
+        assert matches == ['"bill"* AND "draw"*'], "the all-words tier only"
         project = conn.execute("SELECT project_id FROM symbols WHERE name LIKE '%draw%'"
                                ).fetchone()[0]
         matches.clear()
