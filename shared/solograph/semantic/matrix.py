@@ -122,17 +122,23 @@ def build(rev: int, rows: Rows, dim: int = DIM) -> Matrix:
     for at in range(0, len(ids), 4096):  # reordered and widened a slice at a time
         vectors[at:at + 4096] = half[order[at:at + 4096]]
     del half, buf
-    unit_idx = unit_idx[order]
+    return assemble(rev, np.asarray(ids, np.int64)[order], unit_idx[order], names, vectors)
+
+
+def assemble(rev: int, rows: np.ndarray, unit_idx: np.ndarray, names: list,
+             vectors: np.ndarray) -> Matrix:
+    """A matrix of rows already grouped by unit (`unit_idx` ascending)."""
     starts = np.flatnonzero(np.r_[True, unit_idx[1:] != unit_idx[:-1]]) if len(unit_idx) \
         else np.zeros(0, np.int64)
     counts = np.diff(np.r_[starts, len(unit_idx)])
     luck = np.asarray([expected_best(int(n)) for n in counts], np.float32) * NOISE_SD
-    return Matrix(rev, np.asarray(ids, np.int64)[order], unit_idx, names, starts, vectors,
-                  luck)
+    return Matrix(rev, rows, unit_idx, names, starts, vectors, luck)
 
 
-def revision(conn: sqlite3.Connection) -> int:
-    return conn.execute("SELECT rev FROM vector_rev WHERE id = 1").fetchone()[0]
+def revision(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(the store's vector revision, how many texts wait for vectors)."""
+    row = conn.execute("SELECT rev, pending FROM vector_rev WHERE id = 1").fetchone()
+    return int(row[0]), int(row[1])
 
 
 _cache: dict[tuple, Matrix] = {}
@@ -151,15 +157,23 @@ def store_file(conn: sqlite3.Connection) -> tuple[str, int]:
 
 def cached(conn: sqlite3.Connection, store: str, model: str,
            rows: Callable[[], Rows]) -> Matrix:
-    """The matrix of `store`'s vectors of `model`, read again when its revision moved."""
+    """The matrix of `store`'s vectors of `model`, read again when its revision moved: from
+    the file beside the store when it is current (`saved`), else from the store (and saved
+    for the next process once nothing waits)."""
+    from solograph.semantic import saved
+
     key = (store, *store_file(conn), model)
-    rev = revision(conn)
+    rev, pending = revision(conn)
     with _lock:
         matrix = _cache.get(key)
         if matrix is not None and matrix.rev == rev and key[1]:
             return matrix
-    with unmapped(conn):
-        matrix = build(rev, rows())
+    matrix = saved.load(key[1], key[2], rev, model) if key[2] else None
+    if matrix is None:
+        with unmapped(conn):
+            matrix = build(rev, rows())
+        if key[2] and not pending and len(matrix.rows):
+            saved.save(key[1], key[2], model, matrix)
     if key[1]:  # an in-memory store has no file to key it by
         with _lock:
             _cache[key] = matrix
