@@ -15,12 +15,13 @@ import sqlite3
 
 from solograph.errors import BadQuery
 from solograph.frozen import Frozen, Record, factory
+from solograph.kb import bounded as ranking
 from solograph.kb.aliases import AliasTable
 from solograph.kb.names import STOP_STEMS, covered, grade, names_of
 from solograph.kb.paths import folder_condition
 from solograph.kb.score import scored, section_of
 from solograph.limits import bounded
-from solograph.text.spelling import RARE, doc_count, respell
+from solograph.text.spelling import RARE, respell
 from solograph.text.tokens import STOPWORDS, fts_term, query_terms, stem, words
 
 MAX_LIMIT = 50
@@ -38,6 +39,8 @@ class Query(Record):
     # doc -> its best section, found while ranking: a hit names it without searching again
     sections: dict[int, int] = factory(default_factory=dict)
     weights: dict[str, float] = factory(default_factory=dict)  # rarity of each stem
+    plans: dict = factory(default_factory=dict)  # kb/bounded.py's, per search table
+    named: dict = factory(default_factory=dict)  # doc -> its names (names.py), read once
 
     @property
     def match(self) -> str:
@@ -65,8 +68,9 @@ def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query
     query = Query(text, query_terms(text, prose=True))
     spelled = list(query.stems)
     for term in query.stems:
-        alt = respell(conn, "docs_fts", "docs_vocab", term)
-        if not alt and len(table) and doc_count(conn, "docs_fts", term, cap=RARE) < RARE:
+        held = ranking.pages_holding(conn, term, RARE)
+        alt = respell(conn, "docs_fts", "docs_vocab", term, docs=held)
+        if not alt and len(table) and held < RARE:
             alt = table.respell(term)
         if alt and alt != term:
             query.respelled[term] = alt
@@ -117,7 +121,8 @@ def rank(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
     if query.aliases:
         readings.append(translated(query))
     everything = set(query.prefixes)
-    found = names_of(conn, [doc for doc, _ in ranked])
+    query.named.update(names_of(conn, [doc for doc, _ in ranked if doc not in query.named]))
+    found = query.named
     for doc, s in ranked:
         if doc in found and covered(found[doc], readings, everything):
             s.coverage = 1.0
@@ -196,8 +201,11 @@ def result(conn: sqlite3.Connection, query: Query, doc: int, score: float) -> di
 
 def best_section(conn: sqlite3.Connection, query: Query, doc: int) -> sqlite3.Row | None:
     """The page's section that matches best; its first when only the title or summary did."""
-    found = (query.sections[doc],) if doc in query.sections else \
-        section_of(conn, query.match, doc)
+    if doc in query.sections:
+        found: tuple | None = (query.sections[doc],)
+    else:
+        ranked = ranking.best_section(conn, query, doc)
+        found = section_of(conn, query.match, doc) if ranked is False else ranked
     if found is None:
         found = conn.execute("SELECT MIN(id) FROM sections WHERE doc = ?", (doc,)).fetchone()
         if found[0] is None:
