@@ -18,6 +18,7 @@ same transaction.
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 
 from solograph.kb import bm25
 from solograph.kb.bm25 import Spec
@@ -87,39 +88,40 @@ def _apply(conn: sqlite3.Connection, spec: Spec, delta: dict[str, int],
                      [(kind, w) for _, w, _ in changed])
     conn.executemany("DELETE FROM leaders WHERE kind = ? AND row = ?",
                      [(kind, r) for r in dropped])
-    if added:
-        _join(conn, spec, added, now[1])
-    refresh(conn, spec, now)
+    joined = _join(conn, spec, added, now[1]) if added else set()
+    refresh(conn, spec, now, touched=set(delta) | joined)
 
 
 def _join(conn: sqlite3.Connection, spec: Spec, added: dict[int, tuple[str, ...]],
-          avgdl: float) -> None:
-    """Put each written row on the lists of its words where it weighs more than the floor."""
+          avgdl: float) -> set[str]:
+    """Put each written row on the lists of its words where it weighs more than the floor;
+    the words whose lists grew."""
     words = set().union(*(_words(c) for c in added.values()))
     floors = dict(conn.execute(
         "SELECT word, floor FROM kb_words WHERE kind = ? AND floor IS NOT NULL AND word IN "
         "(SELECT value FROM json_each(?))", (spec.kind, _json(words))))
     if not floors:
-        return
+        return set()
     rows = []
     for rid, columns in added.items():
         held = _words(columns) & floors.keys()
         if not held:
             continue
         length = _length(columns)
+        counted = [Counter(bm25.fold(columns[i]).split()) if columns[i] else Counter()
+                   for i in spec.read]
         for word in held:
-            impact = _impact(spec, word, columns, length, avgdl)
+            impact = _impact(spec, [c[word] for c in counted], length, avgdl)
             if impact > floors[word]:
                 rows.append((spec.kind, word, rid, impact))
     conn.executemany("INSERT OR REPLACE INTO leaders (kind, word, row, impact) "
                      "VALUES (?, ?, ?, ?)", rows)
+    return {r[1] for r in rows}
 
 
-def _impact(spec: Spec, word: str, columns: tuple[str, ...], length: int,
-            avgdl: float) -> float:
-    """The row's weight for the word alone (its count exact, not as a prefix)."""
-    read = [columns[i] for i in spec.read]
-    held = [sum(1 for w in bm25.fold(t).split() if w == word) if t else 0 for t in read]
+def _impact(spec: Spec, held: list[int], length: int, avgdl: float) -> float:
+    """The row's weight for a word it holds `held` times in each column read (the word
+    exact, not as a prefix)."""
     total = 0.0
     for vector in spec.vectors:
         freq = sum(vector[c] * n for c, n in zip(spec.read, held, strict=True))
@@ -128,22 +130,26 @@ def _impact(spec: Spec, word: str, columns: tuple[str, ...], length: int,
     return total
 
 
-def refresh(conn: sqlite3.Connection, spec: Spec, now: tuple[int, float] | None = None,
-            ) -> None:
+def refresh(conn: sqlite3.Connection, spec: Spec, now: tuple[int, float] | None = None, *,
+            touched: set[str] | None = None) -> None:
     """Make the lists of words that became common, cut those grown too long, drop those of
-    words no longer common. `now`: the table's rows and tokens per row, when it was written
-    in this transaction."""
+    words no longer common: of the words `touched` by a sync (every word without it). `now`:
+    the table's rows and tokens per row."""
     kind = spec.kind
+    only = "" if touched is None else "AND word IN (SELECT value FROM json_each(?))"
+    among = () if touched is None else (_json(touched),)
     for (word,) in conn.execute("SELECT word FROM kb_words WHERE kind = ? AND floor IS NULL "
-                                "AND df > ?", (kind, COMMON)).fetchall():
+                                f"AND df > ? {only}", (kind, COMMON, *among)).fetchall():
         build(conn, spec, word, now)
     for (word,) in conn.execute("SELECT word FROM kb_words WHERE kind = ? AND floor IS NOT "
-                                "NULL AND df <= ?", (kind, COMMON // 2)).fetchall():
+                                f"NULL AND df <= ? {only}", (kind, COMMON // 2, *among)
+                                ).fetchall():
         conn.execute("DELETE FROM leaders WHERE kind = ? AND word = ?", (kind, word))
         conn.execute("UPDATE kb_words SET floor = NULL WHERE kind = ? AND word = ?",
                      (kind, word))
-    for (word,) in conn.execute("SELECT word FROM leaders WHERE kind = ? GROUP BY word "
-                                "HAVING COUNT(*) > ?", (kind, 2 * KEPT)).fetchall():
+    for (word,) in conn.execute("SELECT word FROM leaders WHERE kind = ? "
+                                f"{only} GROUP BY word HAVING COUNT(*) > ?",
+                                (kind, *among, 2 * KEPT)).fetchall():
         cut = conn.execute("SELECT row, impact FROM leaders WHERE kind = ? AND word = ? "
                            "ORDER BY impact DESC, row LIMIT -1 OFFSET ?",
                            (kind, word, KEPT)).fetchall()

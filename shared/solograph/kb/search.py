@@ -141,7 +141,7 @@ def hubs(conn: sqlite3.Connection, docs: list[int]) -> set[int]:
     score counts HUB_WEIGHT of itself, and a page the query names still comes first."""
     if not docs:
         return set()
-    pages = conn.execute("SELECT COUNT(*) FROM docs WHERE in_pages = 1").fetchone()[0] or \
+    pages = conn.execute("SELECT COUNT(*) FROM docs WHERE in_pages + 0 = 1").fetchone()[0] or \
         conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
     least = min(HUB_LINKS, max(10, HUB_SHARE * pages))
     return {src for src, n in conn.execute(
