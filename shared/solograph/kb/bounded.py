@@ -28,7 +28,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from solograph.kb.search import Query, Scope
+    from solograph.kb.query import Query, Scope
 
 BOUND_FROM = 2000  # rows holding the query's words, summed: below, FTS5 ranks them itself
 RARE_WORDS = 64  # rarer words a common word begins, listed through FTS5, at most

@@ -22,7 +22,7 @@ from solograph.text.spelling import doc_count
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
-    from solograph.kb.search import Query, Scope
+    from solograph.kb.query import Query, Scope
 
 # The title and the meta field, each on its own; the body counts through its sections instead.
 # Names weigh half as much again as the best section, since a page is looked up by its name.

@@ -14,48 +14,20 @@ import re
 import sqlite3
 
 from solograph.errors import BadQuery
-from solograph.frozen import Frozen, Record, factory
 from solograph.kb import bounded as ranking
 from solograph.kb.aliases import AliasTable
 from solograph.kb.names import STOP_STEMS, covered, grade, names_of
 from solograph.kb.paths import folder_condition
+from solograph.kb.query import Query, Scope
 from solograph.kb.score import scored, section_of
 from solograph.limits import bounded
 from solograph.text.spelling import RARE, respell
-from solograph.text.tokens import STOPWORDS, fts_term, query_terms, stem, words
+from solograph.text.tokens import STOPWORDS, query_terms, stem, words
 
 MAX_LIMIT = 50
 SNIPPET = 240
 HUB_LINKS, HUB_SHARE, HUB_WEIGHT = 30, 0.5, 0.5
 _WORD = re.compile(r"[^\W_]+")
-
-
-class Query(Record):
-    text: str
-    stems: list[str]
-    respelled: dict[str, str] = factory(default_factory=dict)
-    aliases: dict[str, str] = factory(default_factory=dict)  # member -> last member, as stems
-    alternatives: list[tuple[str, ...]] = factory(default_factory=list)  # OR of AND-groups
-    # doc -> its best section, found while ranking: a hit names it without searching again
-    sections: dict[int, int] = factory(default_factory=dict)
-    weights: dict[str, float] = factory(default_factory=dict)  # rarity of each stem
-    plans: dict = factory(default_factory=dict)  # kb/bounded.py's, per search table
-    named: dict = factory(default_factory=dict)  # doc -> its names (names.py), read once
-
-    @property
-    def match(self) -> str:
-        parts = []
-        for alt in self.alternatives:
-            if len(alt) == 1:
-                parts.append(fts_term(alt[0]))
-            else:
-                parts.append("(" + " AND ".join(fts_term(t) for t in alt) + ")")
-        return " OR ".join(parts)
-
-    @property
-    def prefixes(self) -> tuple[str, ...]:
-        return tuple(sorted({t for alt in self.alternatives for t in alt}, key=len,
-                            reverse=True))
 
 
 def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query:
@@ -84,14 +56,6 @@ def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query
         alternatives.append(target)
     query.alternatives = list(dict.fromkeys(alternatives))
     return query
-
-
-class Scope(Frozen):
-    """Which documents a lane may return: an SQL condition over `d` (docs)."""
-
-    where: str = ""
-    params: tuple = ()
-    name: str = "kb"
 
 
 def scope_for(*, path: str | None, pages: bool) -> list[Scope]:
