@@ -8,7 +8,7 @@ as FTS5 would score them (kb/bm25.py) and ranked. A row off every list can still
 on several common words at once; the lists are long enough that such a row is rarely among
 the best, which the tests measure against FTS5's own ranking.
 
-A query matching fewer than BOUND_FROM rows, one with a phrase of several words (an alias
+A query matching few rows (BOUND_FROM), one with a phrase of several words (an alias
 group's), a common word without its list (a store not synced since it was migrated) and
 a folder's lane (the lists are the whole KB's: a folder may hold few of their rows) are
 ranked by FTS5 itself (None here).
@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 
     from solograph.kb.query import Query, Scope
 
-BOUND_FROM = 2000  # rows holding the query's words, summed: below, FTS5 ranks them itself
+# Rows holding the query's words, summed, below which FTS5 ranks them itself; lower for the
+# pages, whose rows a ranking by FTS5 reads whole (each holds its page's text) to order them.
+BOUND_FROM = {SECTIONS.kind: 2000, NAMES.kind: 400}
 RARE_WORDS = 64  # rarer words a common word begins, listed through FTS5, at most
 
 
@@ -57,7 +59,7 @@ def _plan(conn: sqlite3.Connection, query: Query, spec: Spec) -> Plan | None:
         return None
     terms = [alt[0] for alt in query.alternatives]
     families = {t: _family(conn, spec, t) for t in terms}
-    if sum(df for fam in families.values() for _, df, _ in fam) <= BOUND_FROM:
+    if sum(df for fam in families.values() for _, df, _ in fam) <= BOUND_FROM[spec.kind]:
         return None
     rows, avgdl = bm25.averages(conn, spec)
     candidates: set[int] = set()

@@ -38,7 +38,7 @@ def small_lists(monkeypatch):
     """Lists from four rows on, of two rows: most words are common in a small KB."""
     monkeypatch.setattr(leaders, "COMMON", 4)
     monkeypatch.setattr(leaders, "KEPT", 2)
-    monkeypatch.setattr(bounded, "BOUND_FROM", 0)
+    monkeypatch.setattr(bounded, "BOUND_FROM", dict.fromkeys(bounded.BOUND_FROM, 0))
 
 
 def render(title: list[str], sections: list[tuple[list[str], list[str]]]) -> str:
