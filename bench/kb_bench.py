@@ -4,6 +4,7 @@ process, and the memory gate's scoring.
     .venv/bin/python bench/kb_bench.py              # 500 pages, 200 queries, 40 hook runs
     .venv/bin/python bench/kb_bench.py --scale 10   # and 5,000 pages, side by side
     .venv/bin/python bench/kb_bench.py --pages 2000 --json
+    .venv/bin/python bench/kb_bench.py --scale 10 --vocab tiny   # 168 words: all common
 
 Figures and targets:
 - kb search p50: `reads.kb_search` in-process, as the CLI, API and MCP call it: it opens the
@@ -60,18 +61,54 @@ RU = [
 
 
 GENERATOR_VERSION = 1  # bump when make_kb changes: a cached KB of another version is made again
+VOCAB_WORDS = 20_000  # the zipf vocabulary's size
 
 
 def zipf_words(rng: random.Random, vocab: list[str], n: int) -> list[str]:
-    weights = [1 / (i + 1) ** 1.07 for i in range(len(vocab))]
-    return rng.choices(vocab, weights=weights, k=n)
+    cum = _cumulative(len(vocab))
+    return rng.choices(vocab, cum_weights=cum, k=n)
 
 
-def make_kb(root: Path, pages: int, seed: int) -> list[str]:
+_CUM: dict[int, list[float]] = {}
+
+
+def _cumulative(n: int) -> list[float]:
+    if n not in _CUM:
+        total, out = 0.0, []
+        for i in range(n):
+            total += 1 / (i + 1) ** 1.07
+            out.append(total)
+        _CUM[n] = out
+    return _CUM[n]
+
+
+def vocabulary(kind: str, seed: int) -> list[str]:
+    """The words of the pages, most frequent first. `tiny`: the 48 topic words and 120 words
+    made from them (168: every word is in a large share of the sections, the worst case for
+    a ranking that scores every match). `zipf`: VOCAB_WORDS words, made-up ones around the
+    topic words, which sit at ranks from 10 to about 4,000, so that queries name words both
+    common and rare, as in a real KB."""
+    if kind == "tiny":
+        return EN + [f"{a}{b}" for a in EN[:30] for b in ("ing", "er", "ed", "ly")]
+    rng = random.Random(seed * 7919 + 1)
+    made: set[str] = set(EN)
+    words: list[str] = []
+    while len(words) < VOCAB_WORDS - len(EN):
+        w = "".join(rng.choice("bcdfghjklmnprstvwz") + rng.choice("aeiou")
+                    for _ in range(rng.randint(2, 4))) + rng.choice(["", "n", "r", "s", "t"])
+        if w not in made:
+            made.add(w)
+            words.append(w)
+    for i, w in enumerate(EN):  # log-spaced ranks: 10, 12, ... about 4,000
+        words.insert(int(10 * 400 ** (i / (len(EN) - 1))) + i, w)
+    return words
+
+
+def make_kb(root: Path, pages: int, seed: int, vocab_kind: str = "tiny") -> list[str]:
     """`pages` markdown files: 80% in wiki/ (frontmatter, headings, [[links]], an index.md),
     the rest notes outside it, a fifth of them Russian. Returns the wiki slugs."""
     rng = random.Random(seed)
-    vocab = EN + [f"{a}{b}" for a in EN[:30] for b in ("ing", "er", "ed", "ly")]
+    vocab = vocabulary(vocab_kind, seed)
     wiki_n = int(pages * 0.8)
     slugs = [f"{w}-{i}" for i, w in enumerate(zipf_words(rng, EN, wiki_n))]
     (root / "wiki").mkdir(parents=True)
@@ -158,22 +195,26 @@ def hook_peak_rss(cmd: list[str], payloads: list[dict], env: dict) -> float:
     return max(peaks, default=0.0)
 
 
-def prepared(pages: int, seed: int) -> tuple[Path, list[str], dict]:
+def prepared(pages: int, seed: int, vocab: str = "tiny") -> tuple[Path, list[str], dict]:
     """The generated KB of `pages` and its index, made once and reused: generating and the
     first index run are not what the searches measure (delete bench/.work/ to start over)."""
     from solograph.config import Settings
     from solograph.kb.sync import index_kb
 
-    base = work_dir(f"kb-{pages}p-{seed}-v{GENERATOR_VERSION}")
+    named = "" if vocab == "tiny" else f"-{vocab}"
+    base = work_dir(f"kb-{pages}p-{seed}{named}-v{GENERATOR_VERSION}")
     done = base / "prepared.json"
     if done.exists():
         info = json.loads(done.read_text(encoding="utf-8"))
         log(f"reusing the KB of {pages} pages under {base}")
+        # A no-change sync, which also makes what an index made by an older version lacks
+        # (the word lists of a store migrated since).
+        index_kb(Settings(home=base / "home", kb_path=base / "kb"))
         return base, info["slugs"], info
     remove_tree(base)
     base.mkdir(parents=True)
     log(f"generating a KB of {pages} pages under {base} ...")
-    slugs = make_kb(base / "kb", pages, seed)
+    slugs = make_kb(base / "kb", pages, seed, vocab)
     settings = Settings(home=base / "home", kb_path=base / "kb")
     started = time.perf_counter()
     report = index_kb(settings)
@@ -191,7 +232,7 @@ def measure(args: argparse.Namespace, pages: int) -> list[Figure]:
     from solograph.kb.sync import sync_for_read
     from solograph.portfolio.sync import refresh_registry, scan_portfolio
 
-    base, slugs, info = prepared(pages, args.seed)
+    base, slugs, info = prepared(pages, args.seed, args.vocab)
     kb_root, home = base / "kb", base / "home"
     settings = Settings(home=home, kb_path=kb_root, scan_paths=(base / "projects",))
     log(f"kb: {info['summary']}")
@@ -305,6 +346,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hooks", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--vocab", choices=("zipf", "tiny"), default="zipf",
+                        help="the pages' words: 20,000 Zipf-distributed (zipf, the default) or "
+                             "168 (tiny: every word common, the worst case)")
     add_scale_arg(parser)
     args = parser.parse_args(argv)
 
@@ -314,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(scaled_json(columns, params=vars(args), cpus=os.cpu_count(), load=load))
     else:
-        print(f"cpus {os.cpu_count()}, load average {load[0]:.2f}")
+        print(f"cpus {os.cpu_count()}, load average {load[0]:.2f}, vocabulary {args.vocab}")
         print(scaled_table(columns))
     return 0 if all(f.ok for _, figs in columns for f in figs if f.ok is not None) else 1
 

@@ -13,6 +13,7 @@ silence, since a pointer the agent learns to ignore is worse than none.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 
@@ -60,6 +61,18 @@ def _wiki_count(conn: sqlite3.Connection, match: str) -> int:
                         "WHERE docs_fts MATCH ? AND d.in_pages = 1", (match,)).fetchone()[0]
 
 
+def _wiki_counts(conn: sqlite3.Connection, stems: list[str], enough: float) -> dict[str, int]:
+    """The wiki pages holding each stem, counted where the count decides anything: a stem on
+    more pages outside the wiki than all of those can explain is on at least `enough` wiki
+    pages (the word counts say so; counting its pages would read them all)."""
+    outside = conn.execute("SELECT COUNT(*) FROM docs WHERE in_pages + 0 = 0").fetchone()[0]
+    held = dict(conn.execute("SELECT word, df FROM kb_words WHERE kind = 1 AND word IN "
+                             "(SELECT value FROM json_each(?))",
+                             (json.dumps(stems, ensure_ascii=False),)))
+    return {s: held[s] - outside if held.get(s, 0) - outside >= enough
+            else _wiki_count(conn, _exact(s)) for s in stems}
+
+
 def _exact(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -70,7 +83,7 @@ def find(conn: sqlite3.Connection, prompt: str, table: AliasTable, *,
     written = _stems(prompt)
     if not written:
         return None
-    total = conn.execute("SELECT COUNT(*) FROM docs WHERE in_pages = 1 AND catalog = 0"
+    total = conn.execute("SELECT COUNT(*) FROM docs WHERE in_pages + 0 = 1 AND catalog = 0"
                          ).fetchone()[0]
     if not total:
         return None
@@ -81,8 +94,8 @@ def find(conn: sqlite3.Connection, prompt: str, table: AliasTable, *,
             via[m] = target
         for t in target:
             expanded.setdefault(t, written.get(member[0], " ".join(member)))
-    df = {s: _wiki_count(conn, _exact(s)) for s in expanded}
     rare = max(MIN_RARE, int(total * RARE_SHARE))
+    df = _wiki_counts(conn, list(expanded), max(rare + 1, total * COMMON_SHARE))
     naming = [s for s in expanded if 0 < df[s] <= rare]
     if not naming:
         return None

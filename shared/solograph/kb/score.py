@@ -17,11 +17,12 @@ import math
 import sqlite3
 
 from solograph.frozen import Record
+from solograph.kb import bounded
 from solograph.text.spelling import doc_count
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
-    from solograph.kb.search import Query, Scope
+    from solograph.kb.query import Query, Scope
 
 # The title and the meta field, each on its own; the body counts through its sections instead.
 # Names weigh half as much again as the best section, since a page is looked up by its name.
@@ -51,19 +52,23 @@ def scored(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
     A MATCH is never narrowed by a list of rowids: FTS5 runs the whole query again for each
     one (27 ms where reading every match takes 1)."""
     where = f"AND {scope.where}" if scope.where else ""
-    names: dict[int, float] = {}
-    for doc, r in conn.execute(
+    by_names = bounded.names(conn, query, scope, NAMES_READ * limit)
+    if by_names is None:
+        by_names = conn.execute(
             f"SELECT d.id, {NAMES} AS r FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid "
             f"WHERE docs_fts MATCH ? {where} ORDER BY r, d.path LIMIT ?",
-            (query.match, *scope.params, NAMES_READ * limit)):
-        names[doc] = r
+            (query.match, *scope.params, NAMES_READ * limit)).fetchall()
+    names = dict(by_names)
     out = {doc: Scored(names=r) for doc, r in list(names.items())[:2 * limit] if r < 0}
     best: dict[int, tuple[int, float]] = {}
-    for i, (doc, sid, r) in enumerate(conn.execute(
+    by_sections = bounded.sections(conn, query, scope, SECTIONS_READ * limit)
+    if by_sections is None:
+        by_sections = conn.execute(
             f"SELECT s.doc, s.id, bm25(sections_fts, {SECTION_WEIGHTS}) AS r FROM sections_fts "
             "JOIN sections s ON s.id = sections_fts.rowid JOIN docs d ON d.id = s.doc "
             f"WHERE sections_fts MATCH ? {where} ORDER BY r LIMIT ?",
-            (query.match, *scope.params, SECTIONS_READ * limit))):
+            (query.match, *scope.params, SECTIONS_READ * limit)).fetchall()
+    for i, (doc, sid, r) in enumerate(by_sections):
         best.setdefault(doc, (sid, r))
         if i < SECTIONS_PER_HIT * limit and doc not in out:
             out[doc] = Scored(names=names.get(doc, 0.0))
@@ -89,7 +94,9 @@ def _weights(conn: sqlite3.Connection, query: Query) -> dict[str, float]:
     if not query.weights:
         total = conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0] or 1
         for term in query.stems:
-            n = doc_count(conn, "docs_fts", term, cap=total)
+            n = bounded.holding(query, term)
+            if n is None:
+                n = doc_count(conn, "docs_fts", term, cap=total)
             query.weights[term] = math.log(1 + (total - n + 0.5) / (n + 0.5))
     return query.weights
 

@@ -14,45 +14,20 @@ import re
 import sqlite3
 
 from solograph.errors import BadQuery
-from solograph.frozen import Frozen, Record, factory
+from solograph.kb import bounded as ranking
 from solograph.kb.aliases import AliasTable
 from solograph.kb.names import STOP_STEMS, covered, grade, names_of
 from solograph.kb.paths import folder_condition
+from solograph.kb.query import Query, Scope
 from solograph.kb.score import scored, section_of
 from solograph.limits import bounded
-from solograph.text.spelling import RARE, doc_count, respell
-from solograph.text.tokens import STOPWORDS, fts_term, query_terms, stem, words
+from solograph.text.spelling import RARE, respell
+from solograph.text.tokens import STOPWORDS, query_terms, stem, words
 
 MAX_LIMIT = 50
 SNIPPET = 240
 HUB_LINKS, HUB_SHARE, HUB_WEIGHT = 30, 0.5, 0.5
 _WORD = re.compile(r"[^\W_]+")
-
-
-class Query(Record):
-    text: str
-    stems: list[str]
-    respelled: dict[str, str] = factory(default_factory=dict)
-    aliases: dict[str, str] = factory(default_factory=dict)  # member -> last member, as stems
-    alternatives: list[tuple[str, ...]] = factory(default_factory=list)  # OR of AND-groups
-    # doc -> its best section, found while ranking: a hit names it without searching again
-    sections: dict[int, int] = factory(default_factory=dict)
-    weights: dict[str, float] = factory(default_factory=dict)  # rarity of each stem
-
-    @property
-    def match(self) -> str:
-        parts = []
-        for alt in self.alternatives:
-            if len(alt) == 1:
-                parts.append(fts_term(alt[0]))
-            else:
-                parts.append("(" + " AND ".join(fts_term(t) for t in alt) + ")")
-        return " OR ".join(parts)
-
-    @property
-    def prefixes(self) -> tuple[str, ...]:
-        return tuple(sorted({t for alt in self.alternatives for t in alt}, key=len,
-                            reverse=True))
 
 
 def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query:
@@ -65,8 +40,9 @@ def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query
     query = Query(text, query_terms(text, prose=True))
     spelled = list(query.stems)
     for term in query.stems:
-        alt = respell(conn, "docs_fts", "docs_vocab", term)
-        if not alt and len(table) and doc_count(conn, "docs_fts", term, cap=RARE) < RARE:
+        held = ranking.pages_holding(conn, term, RARE)
+        alt = respell(conn, "docs_fts", "docs_vocab", term, docs=held)
+        if not alt and len(table) and held < RARE:
             alt = table.respell(term)
         if alt and alt != term:
             query.respelled[term] = alt
@@ -80,14 +56,6 @@ def build_query(conn: sqlite3.Connection, text: str, table: AliasTable) -> Query
         alternatives.append(target)
     query.alternatives = list(dict.fromkeys(alternatives))
     return query
-
-
-class Scope(Frozen):
-    """Which documents a lane may return: an SQL condition over `d` (docs)."""
-
-    where: str = ""
-    params: tuple = ()
-    name: str = "kb"
 
 
 def scope_for(*, path: str | None, pages: bool) -> list[Scope]:
@@ -117,7 +85,8 @@ def rank(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
     if query.aliases:
         readings.append(translated(query))
     everything = set(query.prefixes)
-    found = names_of(conn, [doc for doc, _ in ranked])
+    query.named.update(names_of(conn, [doc for doc, _ in ranked if doc not in query.named]))
+    found = query.named
     for doc, s in ranked:
         if doc in found and covered(found[doc], readings, everything):
             s.coverage = 1.0
@@ -136,7 +105,7 @@ def hubs(conn: sqlite3.Connection, docs: list[int]) -> set[int]:
     score counts HUB_WEIGHT of itself, and a page the query names still comes first."""
     if not docs:
         return set()
-    pages = conn.execute("SELECT COUNT(*) FROM docs WHERE in_pages = 1").fetchone()[0] or \
+    pages = conn.execute("SELECT COUNT(*) FROM docs WHERE in_pages + 0 = 1").fetchone()[0] or \
         conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
     least = min(HUB_LINKS, max(10, HUB_SHARE * pages))
     return {src for src, n in conn.execute(
@@ -196,8 +165,11 @@ def result(conn: sqlite3.Connection, query: Query, doc: int, score: float) -> di
 
 def best_section(conn: sqlite3.Connection, query: Query, doc: int) -> sqlite3.Row | None:
     """The page's section that matches best; its first when only the title or summary did."""
-    found = (query.sections[doc],) if doc in query.sections else \
-        section_of(conn, query.match, doc)
+    if doc in query.sections:
+        found: tuple | None = (query.sections[doc],)
+    else:
+        ranked = ranking.best_section(conn, query, doc)
+        found = section_of(conn, query.match, doc) if ranked is False else ranked
     if found is None:
         found = conn.execute("SELECT MIN(id) FROM sections WHERE doc = ?", (doc,)).fetchone()
         if found[0] is None:

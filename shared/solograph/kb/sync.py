@@ -25,7 +25,8 @@ from pathlib import Path, PurePosixPath
 
 from solograph.frozen import Record, factory
 from solograph.index import Synced
-from solograph.kb import check
+from solograph.kb import check, leaders
+from solograph.kb.bm25 import NAMES, SECTIONS
 from solograph.kb.layout import Layout, missing_folders
 from solograph.kb.resolve import Resolver
 from solograph.kb.store import STORE, KbIndex, configured, open_kb
@@ -121,6 +122,9 @@ def sync(kb: KbIndex, *, pages_only: bool = False, max_bytes: int = 1_000_000,
         report.read, report.deleted = len(parsed), len(gone)
     else:
         check.keep(conn, listing, under, trusted=True)
+    if leaders.missing(conn):  # a store migrated since: its lists are made once
+        with transaction(conn):
+            leaders.refresh_all(conn)
     report.docs, report.pages, report.problems = conn.execute(
         "SELECT COUNT(*), COALESCE(SUM(in_pages), 0), COALESCE(SUM(problem != ''), 0) "
         "FROM docs").fetchone()
@@ -244,8 +248,9 @@ def _read(root: Path, rel: str, stat: tuple[int, int], known: str = "") -> _Read
 def _write(kb: KbIndex, parsed: dict[str, _Read], gone: list[str], assets: set[str],
            stored_assets: set[str], stored: set[str]) -> None:
     conn, layout = kb.conn, kb.layout
+    tally = leaders.Tally()
     for path in gone:
-        _delete(conn, path)
+        _delete(conn, path, tally)
     for path in stored_assets - assets:
         conn.execute("DELETE FROM assets WHERE path = ?", (path,))
     conn.executemany("INSERT OR IGNORE INTO assets (path) VALUES (?)",
@@ -255,25 +260,30 @@ def _write(kb: KbIndex, parsed: dict[str, _Read], gone: list[str], assets: set[s
     for path in parsed:
         resolver.add_page(path)
     for path, read in sorted(parsed.items()):
-        _insert(conn, layout, resolver, path, read)
+        _insert(conn, layout, resolver, path, read, tally)
     if set_changed:
         _resolve_all(conn, resolver)
     catalogs_touched = any(PurePosixPath(p).name.lower() == CATALOG
                            for p in (*parsed, *gone))
     if set_changed or catalogs_touched or parsed:
-        _index_lines(conn, only=None if (set_changed or catalogs_touched) else set(parsed))
+        _index_lines(conn, only=None if (set_changed or catalogs_touched) else set(parsed),
+                     tally=tally)
+    tally.flush(conn)
 
 
-def _delete(conn: sqlite3.Connection, path: str) -> None:
+def _delete(conn: sqlite3.Connection, path: str, tally: leaders.Tally) -> None:
     row = conn.execute("SELECT id FROM docs WHERE path = ?", (path,)).fetchone()
     if row is None:
         return
-    _clear(conn, row[0])
+    _clear(conn, row[0], tally)
     conn.execute("DELETE FROM docs WHERE id = ?", (row[0],))
 
 
-def _clear(conn: sqlite3.Connection, doc: int) -> None:
+def _clear(conn: sqlite3.Connection, doc: int, tally: leaders.Tally) -> None:
     """Drop what a page's text gave: its search rows, sections and links."""
+    tally.drop_rows(conn, SECTIONS, [r[0] for r in conn.execute(
+        "SELECT id FROM sections WHERE doc = ?", (doc,))])
+    tally.drop_rows(conn, NAMES, [doc])
     conn.execute("DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections "
                  "WHERE doc = ?)", (doc,))
     conn.execute("DELETE FROM sections WHERE doc = ?", (doc,))
@@ -288,7 +298,7 @@ def _resolver(conn: sqlite3.Connection, layout: Layout) -> Resolver:
 
 
 def _insert(conn: sqlite3.Connection, layout: Layout, resolver: Resolver, path: str,
-            read: _Read) -> None:
+            read: _Read, tally: leaders.Tally) -> None:
     """Write one page read from disk; a page already indexed keeps its id, so the links
     that point at it stay resolved."""
     from solograph.kb.markdown import plain
@@ -303,7 +313,7 @@ def _insert(conn: sqlite3.Connection, layout: Layout, resolver: Resolver, path: 
     row = conn.execute("SELECT id FROM docs WHERE path = ?", (path,)).fetchone()
     if row is not None:
         doc = row[0]
-        _clear(conn, doc)
+        _clear(conn, doc, tally)
         conn.execute("UPDATE docs SET size = ?, mtime_ns = ?, in_pages = ?, catalog = ?, "
                      "title = ?, description = ?, tags = ?, aliases = ?, language = ?, "
                      "problem = ?, body = ?, hash = ?, compacted = ?, index_line = '' "
@@ -327,9 +337,12 @@ def _insert(conn: sqlite3.Connection, layout: Layout, resolver: Resolver, path: 
         body_stems.append(stems)
         conn.execute("INSERT INTO sections_fts (rowid, heading, body) VALUES (?, ?, ?)",
                      (sid, heads[section.heading], stems))
+        tally.add(SECTIONS, sid or 0, (heads[section.heading], stems))
+    columns = (index_text(page.title), index_text(meta_text(path, page, "")),
+               " ".join(s for s in body_stems if s))
     conn.execute("INSERT INTO docs_fts (rowid, title, meta, body) VALUES (?, ?, ?, ?)",
-                 (doc, index_text(page.title), index_text(meta_text(path, page, "")),
-                  " ".join(s for s in body_stems if s)))
+                 (doc, *columns))
+    tally.add(NAMES, doc or 0, columns)
     rows = []
     for link in page.links:
         dst, asset = resolver.resolve(link.target, path)
@@ -364,7 +377,8 @@ def _resolve_all(conn: sqlite3.Connection, resolver: Resolver) -> None:
                      "WHERE id = ?", updates)
 
 
-def _index_lines(conn: sqlite3.Connection, only: set[str] | None) -> None:
+def _index_lines(conn: sqlite3.Connection, only: set[str] | None, *,
+                 tally: leaders.Tally) -> None:
     """Set each page's index_line from the catalog lines that link it; rewrite the search row
     of every page whose line changed."""
     lines: dict[int, list[str]] = {}
@@ -382,12 +396,14 @@ def _index_lines(conn: sqlite3.Connection, only: set[str] | None) -> None:
         if line == row["index_line"]:  # a page just (re)written has '' in both places
             continue
         conn.execute("UPDATE docs SET index_line = ? WHERE id = ?", (line, row["id"]))
-        old = conn.execute("SELECT title, body FROM docs_fts WHERE rowid = ?",
+        old = conn.execute("SELECT title, meta, body FROM docs_fts WHERE rowid = ?",
                            (row["id"],)).fetchone()
+        tally.drop(NAMES, row["id"], tuple(old))
+        columns = (old[0], index_text(meta_text(row["path"], row, line)), old[2])
         conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (row["id"],))
         conn.execute("INSERT INTO docs_fts (rowid, title, meta, body) VALUES (?, ?, ?, ?)",
-                     (row["id"], old[0], index_text(meta_text(row["path"], row, line)),
-                      old[1]))
+                     (row["id"], *columns))
+        tally.add(NAMES, row["id"], columns)
 
 
 def sync_for_read(kb: KbIndex, deadline: float) -> Synced:

@@ -1,0 +1,172 @@
+"""BM25 as FTS5's `bm25()` computes it, for rows scored outside FTS5 (kb/bounded.py).
+
+FTS5 scores a row, for each phrase of the query, as idf * F * (k1 + 1) / (F + k1 * (1 - b +
+b * D / avgdl)): F is the phrase's count in the row, each hit weighted by its column's
+weight; D the row's tokens in every column; avgdl the table's tokens per row; idf
+log((N - n + 0.5) / (n + 0.5)) over the N rows, n of them holding the phrase, and 1e-6 where
+that is not positive. It returns minus the sum (lower is better). The same sum computed here
+from a row's stored text and its `_docsize` entry agrees with FTS5's to rounding, so that
+rankings made either way agree.
+
+A column holds stems separated by single spaces (text/tokens.py `index_text`); a query term of
+two letters or more matches the words it begins, as `fts_term` searches it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+import unicodedata
+
+from solograph.frozen import Frozen
+
+K1, B = 1.2, 0.75
+
+
+class Spec(Frozen):
+    """One ranking over one FTS5 table: each weight vector is one `bm25()` call, summed and
+    multiplied by `scale`."""
+
+    kind: int  # the key of this table's rows in kb_words and leaders
+    table: str
+    columns: tuple[str, ...]  # every column of the table, in order
+    vectors: tuple[tuple[float, ...], ...]
+    scale: float = 1.0
+
+    @property
+    def read(self) -> tuple[int, ...]:
+        """The columns some vector weighs: the only ones whose text a score reads."""
+        return tuple(i for i in range(len(self.columns)) if any(v[i] for v in self.vectors))
+
+    @property
+    def sql(self) -> str:
+        """The same ranking as an FTS5 expression (lower is better)."""
+        calls = " + ".join(f"bm25({self.table}, {', '.join(str(w) for w in v)})"
+                           for v in self.vectors)
+        return f"{self.scale} * ({calls})"
+
+
+# The best section (kb/score.py SECTION_WEIGHTS) and a page's names (kb/score.py NAMES).
+SECTIONS = Spec(0, "sections_fts", ("heading", "body"), ((2.0, 1.0),))
+NAMES = Spec(1, "docs_fts", ("title", "meta", "body"), ((2.0, 0.0, 0.0), (0.0, 2.0, 0.0)), 1.5)
+SPECS = (SECTIONS, NAMES)
+
+
+def varints(blob: bytes) -> list[int]:
+    """SQLite's variable-length integers, as FTS5 writes its row sizes and totals."""
+    out, i, n = [], 0, len(blob)
+    while i < n:
+        value = 0
+        for j in range(9):
+            byte = blob[i]
+            i += 1
+            if j == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        out.append(value)
+    return out
+
+
+def averages(conn: sqlite3.Connection, spec: Spec) -> tuple[int, float]:
+    """(rows, tokens per row) of the table, from the record FTS5 keeps of them."""
+    row = conn.execute(f"SELECT block FROM {spec.table}_data WHERE id = 1").fetchone()
+    if row is None or not row[0]:
+        return 0, 1.0
+    values = varints(row[0])
+    rows = values[0]
+    return rows, (sum(values[1:]) / rows if rows else 1.0)
+
+
+def sizes(conn: sqlite3.Connection, spec: Spec, rows: list[int]) -> dict[int, int]:
+    """Each row's tokens in every column."""
+    return {rid: sum(varints(sz)) for rid, sz in conn.execute(
+        f"SELECT id, sz FROM {spec.table}_docsize WHERE id IN (SELECT value FROM json_each(?))",
+        (_ids(rows),))}
+
+
+def idf(rows: int, holding: int) -> float:
+    value = math.log((rows - holding + 0.5) / (holding + 0.5)) if rows else 0.0
+    return value if value > 0 else 1e-6
+
+
+def saturate(freq: float, length: int, avgdl: float) -> float:
+    return freq * (K1 + 1) / (freq + K1 * (1 - B + B * length / avgdl))
+
+
+# unicode61's remove_diacritics folds Latin letters only; Cyrillic й and ё stay as they are.
+_FOLD = {c: "".join(ch for ch in unicodedata.normalize("NFD", chr(c))
+                    if not unicodedata.combining(ch)).lower() or chr(c)
+         for c in range(0xC0, 0x250)}
+
+
+_LATIN = re.compile("[\u00c0-\u024f]")
+
+
+def fold(text: str) -> str:
+    return text if text.isascii() or not _LATIN.search(text) else text.translate(_FOLD)
+
+
+class Scorer:
+    """Scores rows of one table for one query's terms, each with its idf."""
+
+    def __init__(self, spec: Spec, idfs: dict[str, float], avgdl: float) -> None:
+        self.spec, self.avgdl, self.read = spec, avgdl, spec.read
+        self.idfs = idfs
+        # A term begins a word where it follows a space; a one-letter term is a whole word.
+        self.needles = [(t, " " + fold(t) + ("" if len(t) >= 2 else " "), w)
+                        for t, w in idfs.items()]
+        self.weights = [[v[c] for c in self.read] for v in spec.vectors]
+
+    def score(self, columns: tuple[str, ...], length: int) -> float | None:
+        """The row's `spec.sql` value, from the text of its columns (those in `spec.read`, in
+        order) and its length in tokens; None when it holds no term (FTS5 would not match
+        it). A word begun by two terms, a prefix and a longer one, counts for both, as in
+        FTS5."""
+        texts = [" " + fold(t) + " " if t else "" for t in columns]
+        norm = K1 * (1 - B + B * length / self.avgdl)
+        total, held = 0.0, False
+        for term, needle, idf_ in self.needles:
+            found = [t.count(needle) for t in texts]
+            if not any(found):
+                continue
+            held = True
+            if len(term) < 2:  # whole words overlap on their spaces
+                found = [len(re.findall(f"(?= {re.escape(needle.strip())} )", t))
+                         for t in texts]
+            for weights in self.weights:
+                freq = sum(w * n for w, n in zip(weights, found, strict=True))
+                if freq:
+                    total += idf_ * freq * (K1 + 1) / (freq + norm)
+        return -self.spec.scale * total if held else None
+
+    def scores(self, conn: sqlite3.Connection, rows: list[int]) -> dict[int, float]:
+        """The score of each row holding a term."""
+        found = texts(conn, self.spec, rows)
+        whole = len(self.read) == len(self.spec.columns)
+        # A row read whole is its own length (single spaces between its words).
+        lengths = None if whole else sizes(conn, self.spec, rows)
+        out = {}
+        for rid, columns in found.items():
+            length = sum(t.count(" ") + 1 for t in columns if t) if lengths is None \
+                else lengths.get(rid, 0)
+            s = self.score(columns, length)
+            if s is not None:
+                out[rid] = s
+        return out
+
+
+def texts(conn: sqlite3.Connection, spec: Spec, rows: list[int],
+          ) -> dict[int, tuple[str, ...]]:
+    """The text of each row's scored columns, from the table's own copy of its rows."""
+    names = ", ".join(f"c{i}" for i in spec.read)
+    return {r[0]: tuple(r[1:]) for r in conn.execute(
+        f"SELECT id, {names} FROM {spec.table}_content WHERE id IN "
+        "(SELECT value FROM json_each(?))", (_ids(rows),))}
+
+
+def _ids(rows: list[int]) -> str:
+    return "[" + ",".join(str(int(r)) for r in rows) + "]"
