@@ -168,12 +168,15 @@ def cached(conn: sqlite3.Connection, store: str, model: str,
         matrix = _cache.get(key)
         if matrix is not None and matrix.rev == rev and key[1]:
             return matrix
-    matrix = saved.load(key[1], key[2], rev, model) if key[2] else None
-    if matrix is None:
+    parts = saved.load(key[1], key[2], rev, model) if key[2] else None
+    if parts is not None:
+        matrix = assemble(rev, *parts)
+    else:
         with unmapped(conn):
             matrix = build(rev, rows())
         if key[2] and not pending and len(matrix.rows):
-            saved.save(key[1], key[2], model, matrix)
+            saved.save(key[1], key[2], model, rev,
+                       (matrix.rows, matrix.units, matrix.names, matrix.vectors))
     if key[1]:  # an in-memory store has no file to key it by
         with _lock:
             _cache[key] = matrix

@@ -25,10 +25,10 @@ from solograph.semantic.embedder import DIM, load_numpy
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import numpy as np
-
-    from solograph.semantic.matrix import Matrix
 else:
     np = load_numpy()
+
+Parts = tuple["np.ndarray", "np.ndarray", list, "np.ndarray"]  # rows, units, names, vectors
 
 FORMAT = 1
 
@@ -39,11 +39,10 @@ def _paths(store_path: str, model: str) -> tuple[Path, Path, Path]:
     return Path(base + ".npy"), Path(base + ".idx.npy"), Path(base + ".json")
 
 
-def load(store_path: str, inode: int, rev: int, model: str) -> Matrix | None:
-    """The saved matrix of the store at `store_path` when it is of this inode, revision and
-    model; None otherwise (or when any part does not read back)."""
-    from solograph.semantic.matrix import assemble
-
+def load(store_path: str, inode: int, rev: int, model: str) -> Parts | None:
+    """The saved matrix of the store at `store_path` (its rows' ids, their units' indexes, the
+    units, the vectors mapped) when it is of this inode, revision and model; None otherwise
+    (or when any part does not read back)."""
     vectors_at, index_at, about_at = _paths(store_path, model)
     try:
         about = json.loads(about_at.read_text(encoding="utf-8"))
@@ -55,22 +54,24 @@ def load(store_path: str, inode: int, rev: int, model: str) -> Matrix | None:
         index = np.load(index_at, allow_pickle=False)
         if vectors.shape != (n, DIM) or vectors.dtype != np.float32 or index.shape != (n, 2):
             return None
-        return assemble(rev, index[:, 0], index[:, 1], list(about["names"]), vectors)
+        return index[:, 0], index[:, 1], list(about["names"]), vectors
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def save(store_path: str, inode: int, model: str, matrix: Matrix) -> bool:
-    """Write `matrix` beside the store; False when the folder cannot be written."""
+def save(store_path: str, inode: int, model: str, rev: int, parts: Parts) -> bool:
+    """Write a matrix of revision `rev` beside the store; False when the folder cannot be
+    written."""
+    rows, units, names, vectors = parts
     vectors_at, index_at, meta = _paths(store_path, model)
     suffix = f".{os.getpid()}.tmp"
-    about = {"format": FORMAT, "inode": inode, "rev": matrix.rev, "model": model,
-             "n": len(matrix.rows), "names": matrix.names}
-    parts = [(vectors_at, np.ascontiguousarray(matrix.vectors, np.float32)),
-             (index_at, np.stack([matrix.rows, matrix.units], axis=1))]
+    about = {"format": FORMAT, "inode": inode, "rev": rev, "model": model, "n": len(rows),
+             "names": names}
+    arrays = [(vectors_at, np.ascontiguousarray(vectors, np.float32)),
+              (index_at, np.stack([rows, units], axis=1))]
     written: list[Path] = []
     try:
-        for path, array in parts:
+        for path, array in arrays:
             tmp = Path(str(path) + suffix)
             written.append(tmp)
             with open(tmp, "wb") as fh:
@@ -78,7 +79,7 @@ def save(store_path: str, inode: int, model: str, matrix: Matrix) -> bool:
         tmp = Path(str(meta) + suffix)
         written.append(tmp)
         tmp.write_text(json.dumps(about), encoding="utf-8")
-        for (path, _), done in zip(parts, written, strict=False):
+        for (path, _), done in zip(arrays, written, strict=False):
             os.replace(done, path)
         os.replace(tmp, meta)  # last: what says the arrays are whole and current
         return True
