@@ -15,7 +15,7 @@ class Freshness(TypedDict):
     # vectors, found by their words alone until they are embedded (the worker, the detached
     # embedder, the next sync); `embedded` those with one; `meaning` how this answer was made:
     # "fused", "words" (nothing embedded yet), "late" (the query's vector missed the query time
-    # limit: the lexical answer), "failed" (the model failed: the lexical answer).
+    # limit: the lexical answer), "failed" (the model or the vectors failed: the lexical answer).
     embedding_pending: NotRequired[int]
     embedded: NotRequired[int]
     meaning: NotRequired[str]

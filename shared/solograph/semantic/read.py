@@ -83,7 +83,11 @@ class InRead:
             self.state = LATE
         except (OSError, RuntimeError, ValueError):  # the model would not load or run: the
             self.state = FAILED                       # words still answer, and say so
-        return self.meaning.fuse(handle, answer, vector, self.model, **params)
+        try:
+            return self.meaning.fuse(handle, answer, vector, self.model, **params)
+        except sqlite3.OperationalError:  # the vectors would not read: the words answer
+            self.state = FAILED
+            return self.meaning.fuse(handle, answer, None, self.model, **params)
 
     def freshness(self, conn: sqlite3.Connection) -> dict:
         """`embedding_pending`, `embedded`, and `meaning` when the read ranked by meaning."""

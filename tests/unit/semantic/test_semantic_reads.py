@@ -110,6 +110,28 @@ def test_a_query_vector_that_comes_late_gives_the_words_answer_and_says_so(world
     assert all(h["lanes"] == ["words"] for h in answer["results"])
 
 
+def test_vectors_that_will_not_read_leave_the_words_answer_and_say_so(world, monkeypatch):
+    import sqlite3
+
+    from solograph.semantic import matrix as mx
+    from solograph.semantic.stores import embed_store
+    from solograph.sessions.meaning import LANE
+
+    settings, made = world
+    embed_store(settings, "sessions")
+    mx.forget()
+
+    def broken(*_args, **_kwargs):  # a store whose vector table is not what this version reads
+        raise sqlite3.OperationalError("no such column: grp")
+
+    monkeypatch.setattr(type(LANE), "vector_rows", broken)
+    answer = reads.session_search(settings, "webhook retries")
+    words = reads.session_search(settings.with_(semantic="off"), "webhook retries")
+    assert answer["freshness"]["meaning"] == "failed"
+    assert [h["session"] for h in answer["results"]] == [h["session"] for h in words["results"]]
+    assert all(h["lanes"] == ["words"] for h in answer["results"])
+
+
 def test_a_short_query_keeps_its_lexical_hit_first_and_names_both_lanes(world):
     from solograph.semantic.stores import embed_store
 
