@@ -5,7 +5,10 @@ their thinking; sub-agents' too), never tool results, tool arguments, compaction
 notices, and always the stored text: `entries.text` is redacted before it is stored. A
 message of fewer than MIN_CHARS characters ("yes", "go on") says nothing a search could find
 by meaning and is left out; a longer one is embedded from its first MESSAGE_CHARS characters,
-where what it is about is said (measured on the evals: see `semantic/fusion.py`). The store's
+where what it is about is said. The cut, measured on the session questions at 100 % embedded
+(r@1 / r@5): 150 .703/.946, 200 .676/.946, 250 .757/.973, 320 .757/.946, 400 .730/.919, 800
+.730/.946; the lexical cases .991 at each. 250 embeds 36 % fewer characters than 800 (the
+model's time is linear in them) and answered as well or better. The store's
 triggers queue each message as it is stored (0007_message_vectors.sql), newest first.
 
 `SEARCH` is session_search's meaning side: sessions ranked by their best message, fused with
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
 
 STORE = "sessions"
 MIN_CHARS = 30  # as the store's trigger counts them (0007_message_vectors.sql)
-MESSAGE_CHARS = 800
+MESSAGE_CHARS = 250  # evals/README.md: the cut measured from 150 to 800
 _SPACE = re.compile(r"\s+")
 
 
