@@ -161,10 +161,18 @@ class StoreLane:
         return conn.execute(f"SELECT {self.key}, grp, vector FROM {self.table} "
                             "WHERE model = ?", (model,))
 
-    def matrix(self, conn: sqlite3.Connection, model: str) -> mx.Matrix:
+    def matrix(self, conn: sqlite3.Connection, model: str, *, keep: bool = False) -> mx.Matrix:
+        """The store's matrix; `keep`: also save it beside the store for the next process
+        when nothing waits (the writers do, once they have embedded everything)."""
         from solograph.semantic import matrix as mx
 
-        return mx.cached(conn, self.store, model, lambda: self.vector_rows(conn, model))
+        return mx.cached(conn, self.store, model, lambda: self.vector_rows(conn, model),
+                         keep=keep)
+
+    def keep_matrix(self, conn: sqlite3.Connection, model: str) -> None:
+        """After a write that left nothing waiting: the matrix saved for the next reader."""
+        if not self.pending_count(conn, model) and self.embedded_count(conn, model):
+            self.matrix(conn, model, keep=True)
 
     def rank(self, conn: sqlite3.Connection, vector: np.ndarray, limit: int, *, model: str,
              allowed: Callable[[list], set] | None = None) -> list[tuple[object, float, int]]:

@@ -156,25 +156,29 @@ def store_file(conn: sqlite3.Connection) -> tuple[str, int]:
 
 
 def cached(conn: sqlite3.Connection, store: str, model: str,
-           rows: Callable[[], Rows]) -> Matrix:
+           rows: Callable[[], Rows], *, keep: bool = False) -> Matrix:
     """The matrix of `store`'s vectors of `model`, read again when its revision moved: from
-    the file beside the store when it is current (`saved`), else from the store (and saved
-    for the next process once nothing waits)."""
+    the file beside the store when it is current (`saved`), else from the store; `keep`
+    (the writers, once nothing waits) saves what was read for the next process: a read never
+    writes it (at 1,000 sessions writing it cost the read that did 2 s)."""
     from solograph.semantic import saved
 
     key = (store, *store_file(conn), model)
     rev, pending = revision(conn)
     with _lock:
-        matrix = _cache.get(key)
-        if matrix is not None and matrix.rev == rev and key[1]:
-            return matrix
+        kept = _cache.get(key)
+    if kept is not None and kept.rev == rev and key[1] and not keep:
+        return kept
     parts = saved.load(key[1], key[2], rev, model) if key[2] else None
-    if parts is not None:
+    if parts is not None:  # current on disk: mapped, and nothing to save
         matrix = assemble(rev, *parts)
     else:
-        with unmapped(conn):
-            matrix = build(rev, rows())
-        if key[2] and not pending and len(matrix.rows):
+        if kept is not None and kept.rev == rev and key[1]:
+            matrix = kept
+        else:
+            with unmapped(conn):
+                matrix = build(rev, rows())
+        if keep and key[2] and not pending and len(matrix.rows):
             saved.save(key[1], key[2], model, rev,
                        (matrix.rows, matrix.units, matrix.names, matrix.vectors))
     if key[1]:  # an in-memory store has no file to key it by

@@ -54,8 +54,11 @@ def embed_store(settings: Settings, store: str, *, embedder: Embedder | None = N
     lane = lane_of(store)
     model = embedder or shared_embedder()
     with lane.writer(settings) as conn:
-        return lane.embed_pending(conn, model, deadline=deadline, progress=progress,
-                                  stop=stop).to_dict()
+        report = lane.embed_pending(conn, model, deadline=deadline, progress=progress,
+                                    stop=stop)
+        if report.embedded and not report.pending:
+            lane.keep_matrix(conn, model.model_id)
+        return report.to_dict()
 
 
 def embed_job(settings: Settings, store: str, *, progress: Progress | None = None) -> dict:

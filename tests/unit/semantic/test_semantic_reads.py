@@ -114,6 +114,7 @@ def test_vectors_that_will_not_read_leave_the_words_answer_and_say_so(world, mon
     import sqlite3
 
     from solograph.semantic import matrix as mx
+    from solograph.semantic import saved
     from solograph.semantic.stores import embed_store
     from solograph.sessions.meaning import LANE
 
@@ -125,6 +126,7 @@ def test_vectors_that_will_not_read_leave_the_words_answer_and_say_so(world, mon
         raise sqlite3.OperationalError("no such column: grp")
 
     monkeypatch.setattr(type(LANE), "vector_rows", broken)
+    monkeypatch.setattr(saved, "load", lambda *_a, **_k: None)  # nor the matrix saved beside
     answer = reads.session_search(settings, "webhook retries")
     words = reads.session_search(settings.with_(semantic="off"), "webhook retries")
     assert answer["freshness"]["meaning"] == "failed"

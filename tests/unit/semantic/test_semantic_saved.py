@@ -106,3 +106,24 @@ def test_a_damaged_file_is_ignored(embedded, spoil):
     path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
     mx.forget()
     assert _rank(embedded) == first
+
+
+def test_a_read_never_writes_the_matrix_the_writer_that_finished_does(embedded):
+    from solograph.semantic import matrix as mx
+    from solograph.semantic.stores import embed_store
+
+    for path in _saved(embedded):  # as if embedding had finished before this version
+        path.unlink()
+    first = _rank(embedded)
+    assert _saved(embedded) == []
+    mx.forget()
+    embed_store(embedded, "sessions")  # nothing to embed: nothing written, nothing kept
+    assert _saved(embedded) == []
+    from solograph.semantic.stores import writer
+    from solograph.sessions.meaning import LANE
+
+    with writer(embedded, "sessions") as conn:
+        LANE.keep_matrix(conn, LANE.state(conn)[2])
+    assert len(_saved(embedded)) == 3
+    mx.forget()
+    assert _rank(embedded) == first
