@@ -19,6 +19,7 @@ import re
 import sqlite3
 import unicodedata
 
+from solograph import fts5
 from solograph.frozen import Frozen
 
 K1, B = 1.2, 0.75
@@ -53,37 +54,15 @@ NAMES = Spec(1, "docs_fts", ("title", "meta", "body"), ((2.0, 0.0, 0.0), (0.0, 2
 SPECS = (SECTIONS, NAMES)
 
 
-def varints(blob: bytes) -> list[int]:
-    """SQLite's variable-length integers, as FTS5 writes its row sizes and totals."""
-    out, i, n = [], 0, len(blob)
-    while i < n:
-        value = 0
-        for j in range(9):
-            byte = blob[i]
-            i += 1
-            if j == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                break
-        out.append(value)
-    return out
-
-
 def averages(conn: sqlite3.Connection, spec: Spec) -> tuple[int, float]:
     """(rows, tokens per row) of the table, from the record FTS5 keeps of them."""
-    row = conn.execute(f"SELECT block FROM {spec.table}_data WHERE id = 1").fetchone()
-    if row is None or not row[0]:
-        return 0, 1.0
-    values = varints(row[0])
-    rows = values[0]
-    return rows, (sum(values[1:]) / rows if rows else 1.0)
+    rows, tokens = fts5.averages(conn, spec.table)
+    return rows, (tokens / rows if rows else 1.0)
 
 
 def sizes(conn: sqlite3.Connection, spec: Spec, rows: list[int]) -> dict[int, int]:
     """Each row's tokens in every column."""
-    return {rid: sum(varints(sz)) for rid, sz in conn.execute(
+    return {rid: sum(fts5.varints(sz)) for rid, sz in conn.execute(
         f"SELECT id, sz FROM {spec.table}_docsize WHERE id IN (SELECT value FROM json_each(?))",
         (_ids(rows),))}
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from solograph import fts5
 from solograph.store import get_meta, set_meta
 from solograph.text.tokens import fts_term
 
@@ -94,28 +95,5 @@ def champions(conn: sqlite3.Connection, term: str) -> list[int]:
 
 def totals(conn: sqlite3.Connection) -> tuple[int, float]:
     """(rows, average tokens per row) as FTS5's BM25 reads them: its averages record."""
-    row = conn.execute("SELECT block FROM symbols_fts_data WHERE id = 1").fetchone()
-    if row is None or not row[0]:
-        return 0, 0.0
-    values = _varints(row[0])
-    rows, tokens = values[0], sum(values[1:])
+    rows, tokens = fts5.averages(conn, "symbols_fts")
     return rows, (tokens / rows if rows else 0.0)
-
-
-def _varints(blob: bytes) -> list[int]:
-    """SQLite's varints (big-endian 7-bit groups, a ninth byte of 8 bits), as FTS5 writes."""
-    out: list[int] = []
-    i = 0
-    while i < len(blob):
-        value = 0
-        for k in range(9):
-            byte = blob[i]
-            i += 1
-            if k == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if byte < 0x80:
-                break
-        out.append(value)
-    return out
