@@ -331,3 +331,11 @@ def test_the_expected_best_of_n_draws_grows_slowly_from_nothing():
     assert mx.expected_best(500) == pytest.approx(3.04, abs=0.02)
     values = [mx.expected_best(n) for n in range(1, 2000)]
     assert values == sorted(values)
+
+
+def test_the_expected_best_is_blom_s_on_the_exact_normal_quantile():
+    from statistics import NormalDist
+
+    for n in [*range(2, 300), 1000, 10_000, 100_000]:
+        want = NormalDist().inv_cdf((n - 0.375) / (n + 0.25))
+        assert mx.expected_best(n) == pytest.approx(want, rel=1e-8, abs=1e-9)
