@@ -530,13 +530,16 @@ t0, fresh = time.monotonic(), {}
 while time.monotonic() - t0 < 180:
     status, answer = call("GET", "/v1/sessions?q=webhook+delivered+twice")
     fresh = answer.get("freshness", {}) if status == 200 else {}
-    if fresh.get("embedded", 0) >= 2 and fresh.get("embedding_pending") == 0:
+    # A read may answer by words ("late") while the API's model is still loading on a busy
+    # machine: the probe waits for the fused answer as a user's next read would get it.
+    if (fresh.get("embedded", 0) >= 2 and fresh.get("embedding_pending") == 0
+            and fresh.get("meaning") == "fused"):
         break
     time.sleep(1)
 else:
-    fail(f"the session's messages were not embedded in 180 s: {fresh}")
-if fresh.get("meaning") != "fused" or not answer["results"]:
-    fail(f"a session read after embedding is not fused: {fresh}")
+    fail(f"no fused session read within 180 s of the sync (embedded, then fused): {fresh}")
+if not answer["results"]:
+    fail(f"the fused session read found nothing: {answer}")
 print(f"[compose-test] ok   sync-sessions -> embed chain -> {fresh['embedded']} messages "
       f"embedded in {time.monotonic() - t0:.1f}s; the read answers fused", flush=True)
 PROBE

@@ -29,6 +29,7 @@ from solograph.errors import BadQuery, ConfigError, SolographError
 from solograph.index import Answer
 from solograph.indexes import all_answers
 from solograph.limits import bad_path
+from solograph.semantic.read import warm
 from solograph.sources import CRAWLS
 from solograph_services.common import health as probes
 from solograph_services.common import liveness
@@ -195,6 +196,7 @@ def create_app(settings: Settings, *, celery: Celery | None = None) -> FastAPI:
                                                 socket_timeout=timeout)
                            if settings.redis_url else None)
         readers.keep()  # each worker thread keeps its read-only connections between requests
+        warm(settings)  # the model loads now, not in the first fused read's time limit
         try:
             yield
         finally:

@@ -11,6 +11,7 @@ from mcp.server.mcpserver import MCPServer
 
 from solograph import __version__, readers
 from solograph.config import Settings
+from solograph.semantic.read import warm
 from solograph.usage import UsageLog
 from solograph_services.common import health as probes
 from solograph_services.common.handoff import Handoff
@@ -51,6 +52,7 @@ def http_app(settings: Settings) -> Guard:
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         # A mounted app's own lifespan never runs; the session manager's task group must.
         readers.keep()
+        warm(settings)  # the model loads now, not in the first fused read's time limit
         try:
             async with server.session_manager.run():
                 yield

@@ -75,6 +75,9 @@ def _run(settings: Settings) -> None:
         raise loaded["error"]
     import anyio
 
+    from solograph.semantic.read import warm
+
+    warm(settings)  # after the SDK: the session's first fused read need not load the model
     anyio.run(_serve, loaded["server"], replay, answered)
 
 

@@ -19,6 +19,7 @@ never touches the lane, nor numpy.
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
@@ -46,6 +47,33 @@ def queries() -> QueryVectors:
     if found is None:
         found = _queries[id(model)] = QueryVectors(model)
     return found
+
+
+def warm(settings: Settings) -> None:
+    """Load the model in the background of a long-lived process (the API, the MCP gateway, an
+    MCP session) when the lane is on, so its first fused read does not wait for the load: a
+    read waits for its query's vector no longer than its time limit, and a model still
+    loading on a busy machine made the first reads after the store was embedded answer by
+    words (`meaning: "late"`). Nothing is raised here: a model that will not load is each
+    read's to report (`meaning: "failed"`)."""
+    from solograph.semantic import enabled
+
+    try:
+        if not enabled(settings):
+            return
+        from solograph.semantic.embedder import shared_embedder
+
+        model = shared_embedder()
+    except Exception:  # noqa: BLE001 - a read says why the lane is off
+        return
+
+    def load() -> None:
+        try:
+            model.embed_queries(["query"])
+        except Exception:  # noqa: BLE001, S110 - each read reports it
+            pass
+
+    threading.Thread(target=load, name="solograph-warm", daemon=True).start()
 
 
 class InRead:

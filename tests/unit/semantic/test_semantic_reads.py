@@ -249,3 +249,29 @@ def test_the_nightly_refresh_embeds_what_its_syncs_left(world, tmp_path):
         assert report[store]["embedding"]["store"] == store
         assert report[store]["embedding"]["pending"] == 0
     assert "sessions: embedded" in report["summary"]
+
+
+def _warming_threads():
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "solograph-warm"]
+
+
+def test_a_long_lived_process_loads_the_model_before_its_first_read(tmp_path, monkeypatch):
+    from solograph.semantic import embedder, read
+
+    monkeypatch.setattr(embedder, "_shared", {})  # a new process: no model loaded yet
+    read.warm(Settings(home=tmp_path / "home", semantic="on"))
+    for thread in _warming_threads():
+        thread.join(60)
+    model = embedder.shared_embedder()
+    assert model._model is not None
+
+
+def test_with_the_lane_off_nothing_loads(tmp_path, monkeypatch):
+    from solograph.semantic import embedder, read
+
+    monkeypatch.setattr(embedder, "_shared", {})
+    read.warm(Settings(home=tmp_path / "home", semantic="off"))
+    assert embedder._shared == {}
+    assert not _warming_threads()
