@@ -18,6 +18,7 @@ never touches the lane, nor numpy.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
@@ -68,10 +69,8 @@ def warm(settings: Settings) -> None:
         return
 
     def load() -> None:
-        try:
+        with contextlib.suppress(Exception):  # a model that will not run: each read says so
             model.embed_queries(["query"])
-        except Exception:  # noqa: BLE001, S110 - each read reports it
-            pass
 
     threading.Thread(target=load, name="solograph-warm", daemon=True).start()
 
