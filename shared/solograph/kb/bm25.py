@@ -107,6 +107,8 @@ class Scorer:
         FTS5."""
         texts = [" " + fold(t) + " " if t else "" for t in columns]
         norm = K1 * (1 - B + B * length / self.avgdl)
+        if len(texts) == 2:
+            return self._two(texts[0], texts[1], norm)
         total, held = 0.0, False
         for term, needle, idf_ in self.needles:
             found = [t.count(needle) for t in texts]
@@ -120,6 +122,25 @@ class Scorer:
                 freq = sum(w * n for w, n in zip(weights, found, strict=True))
                 if freq:
                     total += idf_ * freq * (K1 + 1) / (freq + norm)
+        return -self.spec.scale * total if held else None
+
+    def _two(self, first: str, second: str, norm: float) -> float | None:
+        """`score` of a row read in two columns (both tables' rankings), unrolled: the same
+        sums in the same order, at half the cost of the general loop over ~600 rows a
+        search."""
+        total, held, k1p = 0.0, False, K1 + 1
+        for term, needle, idf_ in self.needles:
+            a, b = first.count(needle), second.count(needle)
+            if not (a or b):
+                continue
+            held = True
+            if len(term) < 2:  # whole words overlap on their spaces
+                word = f"(?= {re.escape(needle.strip())} )"
+                a, b = len(re.findall(word, first)), len(re.findall(word, second))
+            for wa, wb in self.weights:
+                freq = wa * a + wb * b
+                if freq:
+                    total += idf_ * freq * k1p / (freq + norm)
         return -self.spec.scale * total if held else None
 
     def scores(self, conn: sqlite3.Connection, rows: list[int]) -> dict[int, float]:

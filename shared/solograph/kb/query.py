@@ -18,6 +18,11 @@ class Query(Record):
     weights: dict[str, float] = factory(default_factory=dict)  # rarity of each stem
     plans: dict = factory(default_factory=dict)  # kb/bounded.py's, per search table
     named: dict = factory(default_factory=dict)  # doc -> its names (names.py), read once
+    # What one lane learnt that the next need not learn again (search.py, score.py): each
+    # page's grade and whether it is a hub; each (page, section)'s share of the query
+    grades: dict = factory(default_factory=dict)
+    hubs: dict = factory(default_factory=dict)
+    covers: dict = factory(default_factory=dict)
 
     @property
     def match(self) -> str:

@@ -107,6 +107,13 @@ def _cover(conn: sqlite3.Connection, query: Query, out: dict[int, Scored]) -> No
     them, or one that repeats a single word in its title and its text."""
     weights = _weights(conn, query)
     whole = sum(weights.values()) or 1.0
+    known = query.covers  # an earlier lane's, for the same page and section
+    for doc, s in out.items():
+        if (doc, s.section_id) in known:
+            s.coverage = known[doc, s.section_id]
+    out = {doc: s for doc, s in out.items() if (doc, s.section_id) not in known}
+    if not out:
+        return
     ids = list(out)
     marks = ",".join("?" * len(ids))
     texts = {doc: f"{title} {meta}" for doc, title, meta in conn.execute(
@@ -127,7 +134,7 @@ def _cover(conn: sqlite3.Connection, query: Query, out: dict[int, Scored]) -> No
             if any(_holds(text, t) for t in spellings) or any(
                     all(_holds(text, t) for t in group) for group in targets.get(term, ())):
                 got += weight
-        s.coverage = got / whole
+        s.coverage = known[doc, s.section_id] = got / whole
 
 
 def section_of(conn: sqlite3.Connection, match: str, doc: int) -> tuple[int, float] | None:
