@@ -294,7 +294,12 @@ def measure(args: argparse.Namespace, pages: int) -> list[Figure]:
     scan_portfolio(settings)
     exe = Path(sys.executable).parent / "solograph"
     cmd = [str(exe), "hook", "--kb-path", str(kb_root)]
-    env = {**os.environ, "SOLOGRAPH_HOME": str(home)}
+    # Bytecode cached, as an installed package has it: with PYTHONDONTWRITEBYTECODE set (as
+    # on the machines this ran on) each run compiled the modules changed since the last
+    # bytecode was written, ~40 ms a hook. The warm-up runs write it, under bench/.work.
+    env = {**os.environ, "SOLOGRAPH_HOME": str(home),
+           "PYTHONPYCACHEPREFIX": str(work_dir("pycache"))}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     stamp = time.time_ns()  # each run of the bench names new sessions: each answers in full
     starts = [{"session_id": f"s{stamp}-{i}", "cwd": str(repo),
                "hook_event_name": "SessionStart", "source": "startup"}

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from solograph.store import connect_reader
+from solograph.store import connect_reader, map_pages
 
 _local = thread_local()
 _lock = allocate_lock()
@@ -111,7 +111,7 @@ def _kept(path: Path, store: str,
         del kept[key]
         _forget(found[0])
     # A reader raises NotIndexed when the file is gone; a writer makes a new one.
-    conn = opener(path) if opener else connect_reader(path, store)
+    conn = map_pages(opener(path) if opener else connect_reader(path, store))
     st = os.stat(path)
     kept[key] = (conn, (st.st_dev, st.st_ino))
     with _lock:

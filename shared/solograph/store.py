@@ -64,9 +64,16 @@ def _migrations_folder(store: str) -> Path:
 def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-    # Pages shared with the OS cache instead of copied into each connection's own cache.
-    conn.execute("PRAGMA mmap_size = 268435456")
     conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def map_pages(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """Read the file through a memory map: pages shared with the OS cache instead of copied
+    into the connection's own. For a connection kept across reads (readers.py); one opened
+    for a single read reads its pages in instead: mapping them faults each page in and
+    unmapping costs the close (at 5,000 KB pages the hook's close took 6 ms, 0.3 without)."""
+    conn.execute("PRAGMA mmap_size = 268435456")
     return conn
 
 

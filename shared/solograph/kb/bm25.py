@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-import unicodedata
+from functools import cache
 
 from solograph import fts5
 from solograph.frozen import Frozen
@@ -77,16 +77,22 @@ def saturate(freq: float, length: int, avgdl: float) -> float:
 
 
 # unicode61's remove_diacritics folds Latin letters only; Cyrillic й and ё stay as they are.
-_FOLD = {c: "".join(ch for ch in unicodedata.normalize("NFD", chr(c))
-                    if not unicodedata.combining(ch)).lower() or chr(c)
-         for c in range(0xC0, 0x250)}
-
-
 _LATIN = re.compile("[\u00c0-\u024f]")
 
 
 def fold(text: str) -> str:
-    return text if text.isascii() or not _LATIN.search(text) else text.translate(_FOLD)
+    return text if text.isascii() or not _LATIN.search(text) else text.translate(_folds())
+
+
+@cache
+def _folds() -> dict[int, str]:
+    """Each Latin letter to what unicode61 folds it to; made on first need (2 ms: not on
+    the hook's path when no page holds one)."""
+    import unicodedata
+
+    return {c: "".join(ch for ch in unicodedata.normalize("NFD", chr(c))
+                       if not unicodedata.combining(ch)).lower() or chr(c)
+            for c in range(0xC0, 0x250)}
 
 
 class Scorer:

@@ -21,7 +21,7 @@ from solograph.errors import BadQuery
 from solograph.frozen import Frozen
 from solograph.kb.aliases import AliasTable
 from solograph.kb.search import Query, Scope, rank
-from solograph.text.tokens import fts_term, stem, words
+from solograph.text.tokens import STOPWORDS, fts_term, stem, words
 
 RARE_SHARE = 0.2
 MIN_RARE = 3
@@ -99,7 +99,10 @@ def find(conn: sqlite3.Connection, prompt: str, table: AliasTable, *,
     naming = [s for s in expanded if 0 < df[s] <= rare]
     if not naming:
         return None
-    informative = [s for s in expanded if 0 < df[s] < total * COMMON_SHARE]
+    # A small word tells nothing of a topic, however few pages hold it (a generated or a
+    # young wiki): ranked, "how" and "does" made a hint score 300 more rows for nothing.
+    informative = [s for s in expanded if 0 < df[s] < total * COMMON_SHARE
+                   and expanded[s].casefold() not in STOPWORDS]
     query = Query(prompt, informative, alternatives=[(s,) for s in informative])
     try:
         top = [doc for doc, _ in rank(conn, query, Scope("d.in_pages = 1 AND d.catalog = 0"),

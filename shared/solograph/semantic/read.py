@@ -18,9 +18,7 @@ never touches the lane, nor numpy.
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
-import threading
 import time
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
@@ -67,6 +65,9 @@ def warm(settings: Settings) -> None:
         model = shared_embedder()
     except Exception:  # noqa: BLE001 - a read says why the lane is off
         return
+
+    import contextlib
+    import threading  # here: a CLI read imports this module and never warms
 
     def load() -> None:
         with contextlib.suppress(Exception):  # a model that will not run: each read says so
