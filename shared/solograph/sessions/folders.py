@@ -74,7 +74,8 @@ def look(conn: sqlite3.Connection, root: Path, *, quick: bool = False,
         from solograph.sessions import cold
 
         turn = cold.load(conn)
-        walk.picked = turn.pick(walk.live, walk.hot) | set(watched or ())
+        size = cold.COLD if watched is None else cold.WATCHED_COLD
+        walk.picked = turn.pick(walk.live, walk.hot, size) | set(watched or ())
         cold.save(conn, turn)
         walk.out.checked_ns = turn.checked_ns()
     else:

@@ -193,6 +193,30 @@ def test_a_read_stats_the_files_written_last_and_the_others_in_turn(conn, t, mon
     assert "one more thing about the cache" in " ".join(texts(conn))
 
 
+def test_while_a_watcher_runs_a_read_stats_what_it_named_and_fewer_in_turn(conn, t,
+                                                                         monkeypatch):
+    from solograph.sessions import cold
+
+    monkeypatch.setattr(cold, "HOT", 1)
+    monkeypatch.setattr(cold, "COLD", 3)
+    monkeypatch.setattr(cold, "WATCHED_COLD", 1)
+    made = [t.conversation(f"/home/dev/p{i}", f"task number {i}", "Done.") for i in range(6)]
+    for i, s in enumerate(made):  # p5 written last
+        os.utime(s.path, ns=(OLD + i * 10**9, OLD + i * 10**9))
+    age(t.root)
+    run(conn, t)
+    rel = made[2].path.relative_to(t.root).as_posix()
+    made[2].prompt("a rewrite the watcher saw")
+    made[2].flush()
+    os.utime(made[2].path, ns=(OLD, OLD))
+    report = sync(conn, t.root, policy=POLICY, quick=True, watched={rel: 1})
+    assert report["grown"] == 1  # named by the watcher, stat'ed though out of turn
+    assert report["unchecked"] == 6 - 1 - 1 - 1  # the hot one, one in turn, the named one
+    assert "a rewrite the watcher saw" in " ".join(texts(conn))
+    # Without the watcher the turn goes at its own pace again.
+    assert sync(conn, t.root, policy=POLICY, quick=True)["unchecked"] == 6 - 1 - 3
+
+
 def test_the_answer_says_how_many_transcripts_a_read_left_unchecked(conn, t, monkeypatch):
     from solograph.sessions import cold
     from solograph.sessions.sync import per_agent
