@@ -71,3 +71,26 @@ def test_stack_templates_answer_which_stack(settings):
     listed = reads.kb_hint(settings, "what stack for a game?")
     assert "ios-app.yaml" in listed["stack"] and "web-saas.yaml" in listed["stack"]
     assert reads.kb_hint(settings, "feed the quokka")["stack"] is None
+
+
+def test_the_hint_ranks_by_the_prompts_topic_words_not_its_small_words(tmp_path, monkeypatch):
+    from solograph.kb import hint
+
+    # Small words on few pages (a young wiki): rare, yet no topic.
+    pages = {**PAGES, "wiki/how-we-work.md": "# How we work\n\nHow should we plan? We "
+                                             "should write it down.\n"}
+    settings = Settings(home=tmp_path / "home",
+                        kb_path=make_kb(tmp_path, pages=pages, config=CONFIG))
+
+    ranked = []
+    real = hint.rank
+
+    def spy(conn, query, scope, limit):
+        ranked.append(list(query.stems))
+        return real(conn, query, scope, limit)
+
+    monkeypatch.setattr(hint, "rank", spy)
+    answer = reads.kb_hint(settings, "how should we feed a quokka in summer?")
+    assert answer["pages"] == ["wiki/quokka-care.md"]
+    words = {w for stems in ranked for w in stems}
+    assert "quokka" in words and not words & {"how", "should", "we", "in"}
