@@ -99,6 +99,20 @@ def repeat(fn: Callable[[], Any], times: int) -> list[Timing]:
     return out
 
 
+def kept_then_opened(measure: Callable[[], Any]) -> tuple[Any, Any]:
+    """`measure()` as the HTTP API and the MCP server read (each thread's connections kept
+    between reads, `readers.keep()`), then as one CLI process reads (a connection opened and
+    closed per read)."""
+    from solograph import readers
+
+    readers.keep()
+    try:
+        kept = measure()
+    finally:
+        readers.release()
+    return kept, measure()
+
+
 def percentile(samples: Sequence[float], p: float) -> float:
     """The p-th percentile (0-100) with linear interpolation between closest ranks."""
     if not samples:

@@ -37,6 +37,7 @@ sys.path.insert(0, str(BENCH))
 from common import (  # noqa: E402
     Figure,
     add_scale_arg,
+    kept_then_opened,
     log,
     reads_peak_rss_mb,
     remove_tree,
@@ -267,16 +268,8 @@ def measure(args: argparse.Namespace, pages: int) -> list[Figure]:
             cpu.append((time.thread_time() - c0) * 1000)
         return summarize(wall), summarize(cpu), late
 
-    from solograph import readers
-
-    # As the HTTP API and the MCP server read (the thread's writer kept between reads), then
-    # as the CLI does (a writer opened and closed per read).
-    readers.keep()
-    try:
-        search, search_cpu, timeouts = searches()
-    finally:
-        readers.release()
-    opened, opened_cpu, opened_late = searches()
+    (search, search_cpu, timeouts), (opened, opened_cpu, opened_late) = \
+        kept_then_opened(searches)
     timeouts += opened_late
     read_rss = reads_peak_rss_mb("kb_search", home, [(q, {}) for q in queries], kb=kb_root)
     check_ms = []

@@ -53,7 +53,7 @@ from pathlib import Path
 
 import common
 from common import Figure, add_scale_arg, log, scaled_json, scaled_table, timed
-from solograph import readers, reads
+from solograph import reads
 from solograph.config import Settings
 from solograph.sessions import folders
 from solograph.sessions.store import open_index
@@ -283,14 +283,9 @@ def run(args: argparse.Namespace, sessions: int, total_mb: float) -> list[Figure
             ranks.append(found.index(expected) + 1 if expected in found else None)
         return times, cpu, ranks
 
-    # As the HTTP API and the MCP server read: the thread's writer kept between reads.
-    readers.keep()
-    try:
-        times, cpu, ranks = measure()
-    finally:
-        readers.release()
-    # As one CLI process reads: a writer opened (migrations and redaction checked) and closed.
-    each_times, each_cpu, _ = measure()
+    # The thread's writer kept between reads, then one opened (migrations and redaction
+    # checked) and closed per read.
+    (times, cpu, ranks), (each_times, each_cpu, _) = common.kept_then_opened(measure)
     stats = common.summarize(times)
     figs += [
         Figure("search p50 (with disk check), kept writer", stats["p50"], "ms",
@@ -419,6 +414,8 @@ def main() -> int:
     if args.index_only:
         index_only(Path(args.index_only[0]), Path(args.index_only[1]))
         return 0
+    if args.sessions <= WARMUP:  # each search asks about one session, after WARMUP others
+        parser.error(f"--sessions must be more than {WARMUP} (the warm-up's searches)")
     scale = max(1, args.scale)
     sizes = list(dict.fromkeys([(args.sessions, args.total_mb),
                                 (args.sessions * scale, args.total_mb * scale)]))

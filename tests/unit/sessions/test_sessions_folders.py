@@ -170,16 +170,22 @@ def test_a_removed_project_folder_archives_its_sessions(conn, t):
     assert conn.execute("SELECT COUNT(*) FROM folders").fetchone()[0] == 1  # the root only
 
 
-def test_a_read_stats_the_files_written_last_and_the_others_in_turn(conn, t, monkeypatch):
+def six_old_sessions(conn, t, monkeypatch, **sizes) -> list:
+    """Six sessions, indexed, p5 written last; the check's sizes (HOT, COLD, ...) set."""
     from solograph.sessions import cold
 
-    monkeypatch.setattr(cold, "HOT", 1)
-    monkeypatch.setattr(cold, "COLD", 2)
+    for name, value in sizes.items():
+        monkeypatch.setattr(cold, name, value)
     made = [t.conversation(f"/home/dev/p{i}", f"task number {i}", "Done.") for i in range(6)]
-    for i, s in enumerate(made):  # p5 written last
+    for i, s in enumerate(made):
         os.utime(s.path, ns=(OLD + i * 10**9, OLD + i * 10**9))
     age(t.root)
     run(conn, t)
+    return made
+
+
+def test_a_read_stats_the_files_written_last_and_the_others_in_turn(conn, t, monkeypatch):
+    made = six_old_sessions(conn, t, monkeypatch, HOT=1, COLD=2)
     report = sync(conn, t.root, policy=POLICY, quick=True)
     assert report["unchecked"] == 6 - 1 - 2
     assert report["checked_ns"] > 0  # the full sync before stat'ed every transcript
@@ -195,16 +201,7 @@ def test_a_read_stats_the_files_written_last_and_the_others_in_turn(conn, t, mon
 
 def test_while_a_watcher_runs_a_read_stats_what_it_named_and_fewer_in_turn(conn, t,
                                                                          monkeypatch):
-    from solograph.sessions import cold
-
-    monkeypatch.setattr(cold, "HOT", 1)
-    monkeypatch.setattr(cold, "COLD", 3)
-    monkeypatch.setattr(cold, "WATCHED_COLD", 1)
-    made = [t.conversation(f"/home/dev/p{i}", f"task number {i}", "Done.") for i in range(6)]
-    for i, s in enumerate(made):  # p5 written last
-        os.utime(s.path, ns=(OLD + i * 10**9, OLD + i * 10**9))
-    age(t.root)
-    run(conn, t)
+    made = six_old_sessions(conn, t, monkeypatch, HOT=1, COLD=3, WATCHED_COLD=1)
     rel = made[2].path.relative_to(t.root).as_posix()
     made[2].prompt("a rewrite the watcher saw")
     made[2].flush()
