@@ -165,3 +165,24 @@ def test_a_query_of_common_words_scores_only_its_candidates(tmp_path, small_list
         assert min(found.scores.values()) == pytest.approx(best)
     finally:
         kb.close()
+
+
+FOLDED = ["café", "cafe", "caf", "über", "uber", "ab", "abc", "abcd", "ёж", "ежи", "Ångström"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(st.lists(st.sampled_from(FOLDED), max_size=3),
+                               st.lists(st.sampled_from(FOLDED), max_size=12)),
+                     min_size=1, max_size=8),
+       terms=st.lists(st.sampled_from(["caf", "cafe", "ub", "uber", "ab", "abc", "еж", "ång"]),
+                      min_size=1, max_size=3, unique=True))
+def test_two_columns_unrolled_score_as_the_general_loop(rows, terms):
+    """The unrolled scoring of two columns (no padding copied) against `score`, on texts
+    that begin with a term, hold prefixes of each other and letters unicode61 folds."""
+    scorer = bm25.Scorer(bm25.SECTIONS, {t: 0.5 + i for i, t in enumerate(terms)}, 7.0)
+    found = {i: (" ".join(h), " ".join(b)) for i, (h, b) in enumerate(rows)}
+    fast = scorer._two(found, None)
+    for rid, columns in found.items():
+        length = sum(t.count(" ") + 1 for t in columns if t)
+        slow = scorer.score(columns, length)
+        assert fast.get(rid) == slow
