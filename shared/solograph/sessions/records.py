@@ -12,7 +12,8 @@ What a conversation record contributes:
   writes itself told apart: `isMeta` caveats and skill bodies are dropped, `[Request
   interrupted by user…]` is dropped, `<command-name>` wrappers keep only the command and its
   arguments, `<local-command-stdout>` output is dropped, `isCompactSummary` is kept as
-  `compact` and `<task-notification>`s as `notice` (neither is the user's words);
+  `compact` and `<task-notification>`s as `notice` (neither is the user's words), as are the
+  instruction and the summary of the sub-agent that compacts a conversation;
 - an assistant reply: its text and thinking, and for each tool call the tool's name and its key
   arguments (paths, commands, patterns, URLs, queries), never the bulk it wrote;
 - a tool result: only the id it answers (for pairing), never its content.
@@ -52,6 +53,9 @@ _WANTED = re.compile(rb'"type":"(?:user|assistant|summary|custom-title|ai-title)
 _TOOL_RESULT = re.compile(
     rb'"role":"user","content":\[\{"(?:tool_use_id":"[^"\\]*","type|type)":"tool_result"')
 _HEAD = 2048  # bytes of a line where the message begins, after the envelope fields
+# The `agentId` of the sub-agent Claude Code runs to compact a conversation
+# (`subagents/agent-acompact-<id>.jsonl`, seen in 2.1.39 transcripts).
+COMPACTING = "acompact"
 
 _COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
@@ -182,6 +186,10 @@ def _conversation(obj: dict, role: str) -> Record:
     else:
         _user(rec, content, meta=obj.get("isMeta") is True,
               compact=obj.get("isCompactSummary") is True)
+    if rec.kind and _str(obj.get("agentId")).startswith(COMPACTING):
+        # The sub-agent that writes a compaction summary: its prompt is Claude Code's
+        # instruction, its reply the summary the main transcript then holds as `compact`.
+        rec.kind = "compact" if rec.kind == "reply" else "notice"
     rec.text = bounded_json.text(redact_cut(rec.text, MAX_TEXT))  # redacted, then cut
     return rec
 

@@ -189,3 +189,20 @@ def test_titles_records():
     summary = parse({"type": "summary", "summary": "Old", "leafUuid": "l"})
     assert (summary.title, summary.leaf_uuid) == ("Old", "l")
     assert parse({"type": "progress"}) is None
+
+
+def test_the_compacting_sub_agent_writes_a_notice_and_a_summary_not_a_conversation():
+    """Claude Code compacts through a sub-agent (`agent-acompact-<id>.jsonl`): its prompt is
+    Claude Code's instruction, its reply the summary; neither is the user's or the agent's
+    conversation (the meaning lane embeds neither)."""
+    envelope = {"sessionId": "s", "isSidechain": True, "agentId": "acompact-fffbd0"}
+    asked = parse({**envelope, "type": "user", "uuid": "u", "message": {
+        "role": "user", "content": "Your task is to create a detailed summary of the "
+                                   "conversation so far"}})
+    summary = parse({**envelope, "type": "assistant", "uuid": "a", "message": {
+        "content": [{"type": "text", "text": "<analysis>The user asked for retries</analysis>"}]}})
+    assert (asked.kind, summary.kind) == ("notice", "compact")
+    assert "retries" in summary.text
+    other = parse({**envelope, "agentId": "a1b2c3", "type": "user", "uuid": "v",
+                   "message": {"role": "user", "content": "find the webhook handler"}})
+    assert other.kind == "prompt"  # any other sub-agent's prompt is a prompt
