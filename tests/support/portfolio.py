@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -135,3 +136,17 @@ def stored_definitions(db: Path) -> bytes:
     finally:
         conn.close()
     return json.dumps({"files": files, "manifests": manifests}, ensure_ascii=False).encode()
+
+
+def store_before(db: Path, migration: str) -> sqlite3.Connection:
+    """A portfolio store as a version before `migration` (a name prefix, "0005") left it:
+    the earlier migrations applied and recorded, the later ones not; in autocommit."""
+    from solograph.store import migration_files
+
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
+    for name, sql in migration_files("portfolio"):
+        if name < migration:
+            conn.executescript(sql)
+            conn.execute("INSERT INTO _migrations VALUES (?, 0)", (name,))
+    return conn

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from solograph.portfolio import impact, rank, search, topk
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
-from solograph.store import connect_writer, migration_files
+from solograph.store import connect_writer
 from solograph.text.tokens import fold_name, fts_term, identifier_index_text, index_text
-from tests.support.portfolio import make_portfolio
+from tests.support.portfolio import make_portfolio, store_before
 
 WORDS = ["user", "users", "session", "token", "get", "set", "cache", "cached", "parse",
          "http", "response", "id", "draw", "bill"]
@@ -173,12 +173,7 @@ def test_the_project_spans_cut_at_the_widest_gaps():
 
 def test_a_store_from_before_the_word_counts_gains_them_on_opening(tmp_path, monkeypatch):
     db = tmp_path / "portfolio.db"
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
-    for name, sql in migration_files("portfolio"):
-        if name < "0005":
-            conn.executescript(sql)
-            conn.execute("INSERT INTO _migrations VALUES (?, 0)", (name,))
+    conn = store_before(db, "0005")
     conn.execute("INSERT INTO projects (id, name, path, added_at) VALUES (1, 'old', '/o', 0)")
     conn.execute("INSERT INTO files (id, project_id, path, language, size, mtime_ns, status) "
                  "VALUES (1, 1, 'a.py', 'python', 1, 1, 'ok')")

@@ -5,7 +5,6 @@ words too common to say anything."""
 from __future__ import annotations
 
 import shutil
-import sqlite3
 
 import pytest
 
@@ -13,8 +12,8 @@ from solograph import readers, reads
 from solograph.errors import NotIndexed
 from solograph.portfolio import search, topk
 from solograph.portfolio.sync import refresh_registry, scan_portfolio
-from solograph.store import connect_reader, connect_writer, migration_files
-from tests.support.portfolio import make_portfolio
+from solograph.store import connect_reader, connect_writer
+from tests.support.portfolio import make_portfolio, store_before
 from tests.support.spy import calls
 
 
@@ -89,12 +88,7 @@ def test_a_store_from_before_the_prefix_indexes_is_rebuilt_on_opening(tmp_path):
     """Its definitions are indexed again by the migration, and the triggers still follow
     every insert and delete."""
     db = tmp_path / "portfolio.db"
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
-    for name, sql in migration_files("portfolio"):
-        if name < "0003":
-            conn.executescript(sql)
-            conn.execute("INSERT INTO _migrations VALUES (?, 0)", (name,))
+    conn = store_before(db, "0003")
     conn.execute("INSERT INTO projects (id, name, path, added_at, scanned_at) "
                  "VALUES (1, 'old', '/old', 0, 0)")
     conn.execute("INSERT INTO files (id, project_id, path, language, size, mtime_ns, status) "
