@@ -96,64 +96,34 @@ def _folds() -> dict[int, str]:
 
 
 class Scorer:
-    """Scores rows of one table for one query's terms, each with its idf."""
+    """Scores rows of one table for one query's terms, each with its idf. A ranking reads two
+    columns of its table (both do: heading and body, title and meta)."""
 
     def __init__(self, spec: Spec, idfs: dict[str, float], avgdl: float) -> None:
-        self.spec, self.avgdl, self.read = spec, avgdl, spec.read
+        if len(spec.read) != 2:
+            raise ValueError(f"a ranking over {spec.table} reads two columns, not "
+                             f"{len(spec.read)}")
+        self.spec, self.avgdl = spec, avgdl
         self.idfs = idfs
-        # A term begins a word where it follows a space; a one-letter term is a whole word.
-        self.needles = [(t, " " + fold(t) + ("" if len(t) >= 2 else " "), w)
-                        for t, w in idfs.items()]
-        self.weights = [[v[c] for c in self.read] for v in spec.vectors]
-
-    def score(self, columns: tuple[str, ...], length: int) -> float | None:
-        """The row's `spec.sql` value, from the text of its columns (those in `spec.read`, in
-        order) and its length in tokens; None when it holds no term (FTS5 would not match
-        it). A word begun by two terms, a prefix and a longer one, counts for both, as in
-        FTS5."""
-        texts = [" " + fold(t) + " " if t else "" for t in columns]
-        norm = K1 * (1 - B + B * length / self.avgdl)
-        total, held = 0.0, False
-        for term, needle, idf_ in self.needles:
-            found = [t.count(needle) for t in texts]
-            if not any(found):
-                continue
-            held = True
-            if len(term) < 2:  # whole words overlap on their spaces
-                found = [len(re.findall(f"(?= {re.escape(needle.strip())} )", t))
-                         for t in texts]
-            for weights in self.weights:
-                freq = sum(w * n for w, n in zip(weights, found, strict=True))
-                if freq:
-                    total += idf_ * freq * (K1 + 1) / (freq + norm)
-        return -self.spec.scale * total if held else None
+        self.weights = [[v[c] for c in spec.read] for v in spec.vectors]
 
     def scores(self, conn: sqlite3.Connection, rows: list[int]) -> dict[int, float]:
         """The score of each row holding a term."""
-        found = texts(conn, self.spec, rows)
-        whole = len(self.read) == len(self.spec.columns)
+        whole = len(self.spec.read) == len(self.spec.columns)
         # A row read whole is its own length (single spaces between its words).
-        lengths = None if whole else sizes(conn, self.spec, rows)
-        if len(self.read) == 2 and all(len(t) >= 2 for t in self.idfs):
-            return self._two(found, lengths)
-        out = {}
-        for rid, columns in found.items():
-            length = sum(t.count(" ") + 1 for t in columns if t) if lengths is None \
-                else lengths.get(rid, 0)
-            s = self.score(columns, length)
-            if s is not None:
-                out[rid] = s
-        return out
+        return self.rank(texts(conn, self.spec, rows),
+                         None if whole else sizes(conn, self.spec, rows))
 
-
-    def _two(self, found: dict[int, tuple[str, ...]], lengths: dict[int, int] | None,
+    def rank(self, found: dict[int, tuple[str, ...]], lengths: dict[int, int] | None,
              ) -> dict[int, float]:
-        """`scores` of rows read in two columns (both tables' rankings), for terms of two
-        letters or more, unrolled: the same sums in the same order as `score`, without
-        copying each row's text to pad it (a term begins the text, or follows a space), at
-        half the cost over the ~600 rows of a search of common words."""
+        """Each row's `spec.sql` value, from the text of its two columns and its length in
+        tokens (`lengths`, or counted in the text); rows holding no term (FTS5 would not match
+        them) left out. A term of two letters or more begins a word where it begins the text
+        or follows a space (each row's text is not copied to pad it: ~600 rows a search of
+        common words); a one-letter term is a whole word. A word begun by two terms, a prefix
+        and a longer one, counts for both, as in FTS5."""
         k1p, avgdl, scale, weights = K1 + 1, self.avgdl, self.spec.scale, self.weights
-        terms = [(needle[1:], needle, idf_) for _, needle, idf_ in self.needles]
+        terms = [(fold(t), " " + fold(t), len(t) < 2, idf_) for t, idf_ in self.idfs.items()]
         out = {}
         for rid, (first, second) in found.items():
             a, b = fold(first) if first else "", fold(second) if second else ""
@@ -163,9 +133,12 @@ class Scorer:
                 length = lengths.get(rid, 0)
             norm = K1 * (1 - B + B * length / avgdl)
             total, held = 0.0, False
-            for word, needle, idf_ in terms:
-                na = a.count(needle) + a.startswith(word)
-                nb = b.count(needle) + b.startswith(word)
+            for word, needle, whole_word, idf_ in terms:
+                if whole_word:
+                    na, nb = a.split().count(word), b.split().count(word)
+                else:
+                    na = a.count(needle) + a.startswith(word)
+                    nb = b.count(needle) + b.startswith(word)
                 if not (na or nb):
                     continue
                 held = True
