@@ -23,6 +23,7 @@ class Query(Record):
     grades: dict = factory(default_factory=dict)
     hubs: dict = factory(default_factory=dict)
     covers: dict = factory(default_factory=dict)
+    pages: int | None = None  # the pages a hub's share is taken of (search.hubs), once counted
 
     @property
     def match(self) -> str:

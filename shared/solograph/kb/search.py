@@ -90,7 +90,7 @@ def rank(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
     for doc, s in ranked:
         if doc in found and covered(found[doc], readings, everything):
             s.coverage = 1.0
-    listing = hubs(conn, [doc for doc, _ in ranked], query.hubs)
+    listing = hubs(conn, query, [doc for doc, _ in ranked])
     grades = query.grades
     for doc, _ in ranked:
         if doc not in grades:
@@ -101,22 +101,21 @@ def rank(conn: sqlite3.Connection, query: Query, scope: Scope, limit: int,
     return [(doc, total) for _, total, doc in graded[:limit]]
 
 
-def hubs(conn: sqlite3.Connection, docs: list[int], known: dict | None = None) -> set[int]:
+def hubs(conn: sqlite3.Connection, query: Query, docs: list[int]) -> set[int]:
     """The pages among `docs` that link to many pages (an index, an overview, a link map):
     HUB_LINKS pages, or in a small wiki HUB_SHARE of its pages (never fewer than 10): a
     timeline or a history page linking 25 of 164 is no hub. They hold every page's words in
     their lists, so they must not outrank the page asked for on words they only list: their
-    score counts HUB_WEIGHT of itself, and a page the query names still comes first.
-    `known`: what an earlier lane of the same search found, kept (doc -> hub or not; None ->
-    the bound)."""
-    known = {} if known is None else known
+    score counts HUB_WEIGHT of itself, and a page the query names still comes first. What a
+    lane found is kept in `query` for the next lane of the same search."""
+    known = query.hubs
     ask = [doc for doc in docs if doc not in known]
     if ask:
-        if None not in known:  # the pages only a large wiki's hubs list a share of
-            known[None] = conn.execute(
+        if query.pages is None:
+            query.pages = conn.execute(
                 "SELECT COUNT(*) FROM docs WHERE in_pages + 0 = 1").fetchone()[0] or \
                 conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
-        least = min(HUB_LINKS, max(10, HUB_SHARE * known[None]))
+        least = min(HUB_LINKS, max(10, HUB_SHARE * query.pages))
         known.update(dict.fromkeys(ask, False))
         known.update({src: True for src, n in conn.execute(
             f"SELECT src, COUNT(DISTINCT dst) FROM links WHERE dst IS NOT NULL AND src IN "
