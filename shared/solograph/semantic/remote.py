@@ -73,7 +73,7 @@ def save(settings: Settings, store: str, work: dict, done: dict) -> dict:
             vectors = mx.decode(base64.b64decode(done["vectors"]), DIM)
             saved = lane.save(conn, job, vectors)
         pending = lane.pending_count(conn, job.model)
-        if saved and not pending:  # the chain's last round: the matrix for the next reader
+        if saved:  # the chain's last round (nothing waits) keeps the matrix for the next reader
             lane.keep_matrix(conn, job.model)
     return {"store": store, "model": job.model, "embedded": saved, "pending": pending,
             "dropped": 0 if done.get("model") == job.model else int(done.get("count", 0))}

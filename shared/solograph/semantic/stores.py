@@ -56,7 +56,7 @@ def embed_store(settings: Settings, store: str, *, embedder: Embedder | None = N
     with lane.writer(settings) as conn:
         report = lane.embed_pending(conn, model, deadline=deadline, progress=progress,
                                     stop=stop)
-        if report.embedded and not report.pending:
+        if report.embedded:
             lane.keep_matrix(conn, model.model_id)
         return report.to_dict()
 
