@@ -40,16 +40,11 @@ def open_kb(home: Path, root: Path, *, busy_ms: int | None = None,
     if not root.is_dir():
         raise NotIndexed(f"the knowledge base folder {root} does not exist",
                          hint="set KB_PATH (or --kb-path) to the folder of your notes")
-    conn = connect_writer(kb_db_path(home, root), STORE)
-    # Deleted and rewritten rows are zeroed as they go (no extra I/O), so a page that leaves
-    # the index leaves no old copy of its text in free space.
-    conn.execute("PRAGMA secure_delete = FAST")
+    conn = _writer(kb_db_path(home, root), check_rules=check_rules)
     if busy_ms is not None:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     try:
         layout = _layout(conn, root)
-        if check_rules:
-            _check_rules(conn)
     except BaseException:
         conn.close()
         raise
@@ -82,12 +77,16 @@ def opened(settings: Settings) -> AbstractContextManager[KbIndex]:
     return nullcontext(KbIndex(kept, root, _layout(kept, root), settings))
 
 
-def _writer(path: Path) -> sqlite3.Connection:
-    """A kept writer: migrated, pages re-read when the redaction rules are newer."""
+def _writer(path: Path, *, check_rules: bool = True) -> sqlite3.Connection:
+    """A writer on a KB's index (opened per read, or kept): migrated, and with `check_rules`
+    its pages marked to be read again when the redaction rules are newer."""
     conn = connect_writer(path, STORE)
     try:
+        # Deleted and rewritten rows are zeroed as they go (no extra I/O), so a page that
+        # leaves the index leaves no old copy of its text in free space.
         conn.execute("PRAGMA secure_delete = FAST")
-        _check_rules(conn)
+        if check_rules:
+            _check_rules(conn)
     except BaseException:
         conn.close()
         raise
