@@ -26,6 +26,9 @@ Figures and targets, all measured in one run:
   CPU (this process's, the query's thread included); fused on a query never seen (its
   embedding included; targets: sessions < 60 ms, KB < 40 ms) and the same query again (its
   vector remembered).
+- the same session reads half embedded (`session@50`, `sessions@50`): a copy of the index
+  with every other message's vector dropped and no saved matrix, as a user meets it while the
+  embedder works, in the process and as a command.
 - whole process: `solograph sessions Q --json` and `solograph kb Q --json` with
   SOLOGRAPH_SEMANTIC=on and off (SOLOGRAPH_EMBEDDER=off), interleaved, p50 wall and the
   child's CPU; the model's load in a new process (the first `embed_queries`), and a query's
@@ -232,11 +235,12 @@ def commands(name: str, argv: list[str], settings, queries: list[str], runs: int
                 log(f"  {name} with the lane on answered: meaning={meaning}")
     p = {m: (statistics.median(w), statistics.median(c)) for m, (w, c) in got.items()}
     on, off = p["on"], p["off"]
+    what = f"`solograph {argv[0]}`" + ("" if name == argv[0] else f" ({name})")
     return [
-        Figure(f"`solograph {argv[0]}` p50, lane off: wall / CPU",
+        Figure(f"{what} p50, lane off: wall / CPU",
                f"{off[0]:.0f} / {off[1]:.0f} ms", key=f"{name}_command_off",
                extra={"wall_ms": off[0], "cpu_ms": off[1]}),
-        Figure(f"`solograph {argv[0]}` p50, lane on: wall / CPU",
+        Figure(f"{what} p50, lane on: wall / CPU",
                f"{on[0]:.0f} / {on[1]:.0f} ms", key=f"{name}_command_on",
                extra={"wall_ms": on[0], "cpu_ms": on[1]}),
         Figure("  on - off: wall / CPU (ratio)",
@@ -343,6 +347,12 @@ def main(argv: list[str] | None = None) -> int:
     figs += read_figures("session", read_costs(
         lambda s, q: reads.session_search(s, q, limit=10), sessions, s_queries),
         FUSED_SESSIONS_TARGET_MS)
+    log("session reads half embedded (every other message waiting, no saved matrix) ...")
+    half = world.half_embedded(sessions, f"semantic-half-{args.sessions}s")
+    figs += read_figures("session@50", read_costs(
+        lambda s, q: reads.session_search(s, q, limit=10), half, s_queries),
+        FUSED_SESSIONS_TARGET_MS)
+    figs += commands("sessions@50", ["sessions", "--json"], half, s_queries, args.runs)
     figs += matrix_figures(f"{args.pages} KB pages", kb, "kb", model.model_id)
     log("KB reads, lexical and fused ...")
     figs += read_figures("KB", read_costs(lambda s, q: reads.kb_search(s, q, limit=10), kb,

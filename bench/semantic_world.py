@@ -124,6 +124,15 @@ def fill_random(settings: Settings, store: str, model_id: str) -> int:
             wrote += lane.save(conn, work, v)
 
 
+def keep_matrix(settings: Settings, store: str, model_id: str) -> None:
+    """The matrix saved beside the store, as the writers that embed save it once nothing
+    waits (the world's vectors come through `save` alone, which does not)."""
+    from solograph.semantic.stores import lane_of, writer
+
+    with writer(settings, store) as conn:
+        lane_of(store).keep_matrix(conn, model_id)
+
+
 def _prepared(base: Path, make) -> dict:
     """`make()`'s description of the world under `base`, made once (delete bench/.work/ to
     start over)."""
@@ -157,6 +166,7 @@ def sessions_world(corpora: Path, sessions: int, total_mb: int, model_id: str
         return {"vectors": fill_random(settings, "sessions", model_id)}
 
     _prepared(base, make)
+    keep_matrix(settings, "sessions", model_id)
     return settings, [q for q, _ in sb.queries(catalog, len(catalog), 1)]
 
 
@@ -178,9 +188,34 @@ def kb_world(pages: int, model_id: str) -> tuple[Settings, list[str]]:
         return {"slugs": slugs, "vectors": fill_random(settings, "kb", model_id)}
 
     slugs = _prepared(base, make)["slugs"]
+    keep_matrix(settings, "kb", model_id)
     rng = random.Random(9)
     queries = [" ".join([s.split("-")[0], *rng.sample(kb_bench.EN, 2)]) for s in slugs]
     return settings, queries
+
+
+def half_embedded(settings: Settings, name: str) -> Settings:
+    """A copy of the world's session index with every other vector dropped (those messages
+    wait again, as the store's triggers queue them) and no saved matrix beside it: the state
+    a user meets while the embedder is half way, where every process reads the vectors from
+    the store (the matrix is saved only once nothing waits)."""
+    import sqlite3
+
+    home = common.work_dir(name, "home")
+    for old in home.iterdir():
+        old.unlink()
+    source = sqlite3.connect(settings.sessions_db)
+    try:
+        target = sqlite3.connect(home / settings.sessions_db.name)
+        source.backup(target)  # the WAL's pages included
+    finally:
+        source.close()
+    try:
+        with target:
+            target.execute("DELETE FROM entry_vectors WHERE entry % 2 = 0")
+    finally:
+        target.close()
+    return settings.with_(home=home)
 
 
 def child_env(settings: Settings, semantic: str) -> dict[str, str]:
