@@ -11,6 +11,9 @@ Figures and targets:
   writer kept between reads, `readers.keep()`): each read stats the KB's folders and the pages
   changed last (the disk check, kb/check.py), syncs what moved, then ranks; < 15 ms. Beside
   it, a writer opened and closed per read, as the CLI reads (whose process start costs more).
+- kb search p50 after 10 pages changed: the same read right after a line was added to (or
+  taken off again from) 10 wiki pages, kept writer and a writer per read: the index half
+  synced, as a user meets it between edits.
 - hook p50 / p95: `solograph hook` started as Claude Code starts it (a new process, JSON on
   stdin, until exit), on SessionStart inside a registered project (the project map) and on a
   prompt (the wiki sync and the hint); each run has a new session id, so each answers in full;
@@ -227,6 +230,30 @@ def prepared(pages: int, seed: int, vocab: str = "tiny") -> tuple[Path, list[str
     return base, slugs, info
 
 
+EDITED = 10  # pages changed before each search of `after_edits`
+
+
+def after_edits(settings, kb_root: Path, slugs: list[str], queries: list[str],
+                rng: random.Random, rounds: int = 10) -> dict:
+    """A search right after EDITED pages changed (a line added to each, or taken off again:
+    the KB is left as it was), as a user meets the index between edits: the read syncs them
+    first. Wall ms of each, summarized."""
+    from solograph import reads
+
+    times = []
+    for i in range(rounds):
+        paths = [kb_root / "wiki" / f"{slug}.md" for slug in rng.sample(slugs, EDITED)]
+        originals = {p: p.read_text(encoding="utf-8") for p in paths}
+        for step in ("edit", "restore"):
+            for path, text in originals.items():
+                path.write_text(text + "\nA line added between two searches.\n"
+                                if step == "edit" else text, encoding="utf-8")
+            t0 = time.perf_counter()
+            reads.kb_search(settings, queries[i % len(queries)])
+            times.append((time.perf_counter() - t0) * 1000)
+    return summarize(times)
+
+
 def measure(args: argparse.Namespace, pages: int) -> list[Figure]:
     from solograph import reads
     from solograph.config import Settings
@@ -271,6 +298,8 @@ def measure(args: argparse.Namespace, pages: int) -> list[Figure]:
     (search, search_cpu, timeouts), (opened, opened_cpu, opened_late) = \
         kept_then_opened(searches)
     timeouts += opened_late
+    edited = kept_then_opened(lambda: after_edits(settings, kb_root, slugs, queries,
+                                                  random.Random(args.seed + 1)))
     read_rss = reads_peak_rss_mb("kb_search", home, [(q, {}) for q in queries], kb=kb_root)
     check_ms = []
     kb = open_kb(home, kb_root, settings=settings)
@@ -332,6 +361,10 @@ def measure(args: argparse.Namespace, pages: int) -> list[Figure]:
                key="search_opened_p50_ms"),
         Figure("kb search p50, CPU, a writer opened per read", opened_cpu["p50"], "ms",
                key="search_opened_cpu_p50_ms"),
+        Figure(f"kb search p50 after {EDITED} pages changed, kept writer / per read",
+               f"{edited[0]['p50']:.1f} / {edited[1]['p50']:.1f}", "ms",
+               key="search_after_edits_p50_ms",
+               extra={"kept": edited[0]["p50"], "opened": edited[1]["p50"]}),
         Figure("kb searches past the query time limit", timeouts, "", "0", timeouts == 0,
                key="search_timeouts"),
         Figure("disk check alone p50, CPU", summarize(check_ms)["p50"], "ms",
