@@ -381,17 +381,21 @@ def _index_lines(conn: sqlite3.Connection, only: set[str] | None, *,
                  tally: leaders.Tally) -> None:
     """Set each page's index_line from the catalog lines that link it; rewrite the search row
     of every page whose line changed."""
+    where = "" if only is None else \
+        f"WHERE path IN ({','.join('?' * len(only))})"
+    params = tuple(only or ())
+    # The catalog lines of the pages asked about only: a catalog listing every page of a
+    # 5,000-page wiki was read whole on each sync that rewrote ten of them.
+    linked = "" if only is None else f"AND l.dst IN (SELECT id FROM docs {where})"
     lines: dict[int, list[str]] = {}
     for dst, context in conn.execute(
             "SELECT l.dst, l.context FROM links l JOIN docs s ON s.id = l.src "
             "WHERE s.catalog = 1 AND l.dst IS NOT NULL AND l.dst != l.src AND l.embed = 0 "
-            "ORDER BY s.path, l.line"):
+            f"{linked} ORDER BY s.path, l.line", params):
         bucket = lines.setdefault(dst, [])
         if context and context not in bucket:
             bucket.append(context)
-    where = "" if only is None else \
-        f"WHERE path IN ({','.join('?' * len(only))})"
-    for row in conn.execute(f"SELECT * FROM docs {where}", tuple(only or ())).fetchall():
+    for row in conn.execute(f"SELECT * FROM docs {where}", params).fetchall():
         line = " · ".join(lines.get(row["id"], []))[:MAX_INDEX_LINE]
         if line == row["index_line"]:  # a page just (re)written has '' in both places
             continue
