@@ -115,7 +115,8 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10,
                 f"JOIN sessions s ON s.id = c.session WHERE chunks_fts MATCH ? {where}")
     plain = conn.cursor()
     plain.row_factory = None  # plain tuples: a common word is held by thousands of chunks
-    holding = {term: _holding(conn, plain, term, matching, scope) for term in wanted}
+    chunks = {term: _holding(conn, plain, term, matching, scope) for term in wanted}
+    holding = {term: set(of.values()) for term, of in chunks.items()}
     as_written = set.intersection(*(holding[s] for s in terms.stems))
     either = set.intersection(*(set().union(*(holding[x] for x in terms.spellings(s)))
                                 for s in terms.stems))
@@ -149,9 +150,9 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10,
         return terms, []
 
     # Closeness only reorders sessions within a pass: look at those that can reach the answer.
-    contenders = {x for _, _, x in sorted((tier(x), r, x) for x, (r, _) in best.items()
-                                          if x in either)[:NEAR_SESSIONS * limit]}
-    near = _near(conn, terms, contenders)
+    contenders = [x for _, _, x in sorted((tier(x), r, x) for x, (r, _) in best.items()
+                                          if x in either)[:NEAR_SESSIONS * limit]]
+    near = _near(conn, terms, _every_word_chunks(terms, chunks, contenders, best))
     for session, found in near.items():  # show the place where the words meet
         if found is not None:
             best[session] = (best[session][0], found[0])
@@ -168,19 +169,46 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10,
 
 
 def _holding(conn: sqlite3.Connection, plain: sqlite3.Cursor, term: str, matching: str,
-             scope: Scope) -> set[int]:
-    """The sessions holding `term`. Without a scope, from the matching chunks' ids alone and
-    which session each chunk is of (kept while the index is unchanged, sessions/steady.py):
-    joining every match to its chunk row took 40% more of a search at 5,000 sessions."""
+             scope: Scope) -> dict[int, int]:
+    """{chunk: its session} of the chunks holding `term`. Without a scope, from the matching
+    chunks' ids alone and which session each chunk is of (kept while the index is unchanged,
+    sessions/steady.py): joining every match to its chunk row took 40% more of a search at
+    5,000 sessions."""
     if scope.where:
-        return {r[0] for r in plain.execute(f"SELECT DISTINCT c.session {matching}",
-                                            (_fts(term), *scope.params))}
+        return dict(plain.execute(f"SELECT c.id, c.session {matching}",
+                                  (_fts(term), *scope.params)).fetchall())
     from solograph.sessions.steady import unchanged
 
     owner: dict[int, int] = unchanged(conn, "chunk_sessions", lambda: dict(
         plain.execute("SELECT id, session FROM chunks").fetchall()))
-    return {owner[r[0]] for r in plain.execute(
+    return {r[0]: owner[r[0]] for r in plain.execute(
         "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (_fts(term),)) if r[0] in owner}
+
+
+def _every_word_chunks(terms: Terms, chunks: dict[str, dict[int, int]], sessions: list[int],
+                       best: dict[int, tuple[float, int]]) -> dict[int, list[int]]:
+    """{session: its chunks holding every word of the query} for `sessions`, from what each
+    word's search found (no other search of the index), each session's best chunk first,
+    then in the conversation's order."""
+    if len(terms.stems) < 2 or not sessions:
+        return {}
+    every = set.intersection(*(set().union(*(chunks[x].keys() for x in terms.spellings(s)))
+                               for s in terms.stems))
+    owner = chunks[terms.stems[0]]
+    alt = chunks.get(terms.respelled.get(terms.stems[0], ""), {})
+    wanted = set(sessions)
+    out: dict[int, list[int]] = {}
+    for chunk in every:
+        session = owner.get(chunk, alt.get(chunk))
+        if session in wanted:
+            out.setdefault(session, []).append(chunk)
+    for session, ids in out.items():
+        ids.sort()
+        first = best[session][1]
+        if first in ids:
+            ids.remove(first)
+            ids.insert(0, first)
+    return {s: out[s] for s in sessions if s in out}
 
 
 def _weighed(conn: sqlite3.Connection, terms: Terms, holding: dict[str, set[int]],
@@ -224,23 +252,13 @@ def _closeness(near: dict[int, tuple[int, int] | None], session: int) -> int:
     return 0 if near[session] is not None else 1
 
 
-def _near(conn: sqlite3.Connection, terms: Terms, sessions: set[int]
+def _near(conn: sqlite3.Connection, terms: Terms, chunks: dict[int, list[int]]
           ) -> dict[int, tuple[int, int] | None]:
     """{session: (the chunk, its first message) where one message holds every word of the
-    query, or None when only a whole chunk does} for the `sessions` where one chunk holds
-    them all."""
-    if len(terms.stems) < 2 or not sessions:
+    query, or None when only a whole chunk does}, for each session of `chunks` (its chunks
+    holding every word, the first read first)."""
+    if len(terms.stems) < 2 or not chunks:
         return {}
-    every = " AND ".join("(" + " OR ".join(_fts(x) for x in terms.spellings(s)) + ")"
-                         for s in terms.stems)
-    chunks: dict[int, list[int]] = {}
-    for chunk, session in conn.execute(
-            f"SELECT m.rowid, c.session FROM (SELECT rowid, {BM25} AS rank FROM chunks_fts "
-            "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) m JOIN chunks c ON c.id = m.rowid "
-            "ORDER BY m.rank",
-            (every, NEAR_CHUNKS)):
-        if session in sessions:
-            chunks.setdefault(session, []).append(chunk)
     tests, params = holding_sql(terms.stems, terms.spellings)
     every_word = (f"SELECT id FROM entries WHERE chunk = ? AND {' AND '.join(tests)} "
                   "ORDER BY seq LIMIT 1")
@@ -261,7 +279,18 @@ def one_message(conn: sqlite3.Connection, query: str, sessions: list[int]) -> se
     terms = terms_of(conn, query)
     if len(terms.stems) < 2:
         return set(sessions)
-    return {s for s, found in _near(conn, terms, set(sessions)).items() if found is not None}
+    every = " AND ".join("(" + " OR ".join(_fts(x) for x in terms.spellings(s)) + ")"
+                         for s in terms.stems)
+    wanted = set(sessions)
+    chunks: dict[int, list[int]] = {}
+    for chunk, session in conn.execute(
+            f"SELECT m.rowid, c.session FROM (SELECT rowid, {BM25} AS rank FROM chunks_fts "
+            "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) m JOIN chunks c ON c.id = m.rowid "
+            "ORDER BY m.rank",
+            (every, NEAR_CHUNKS)):
+        if session in wanted:
+            chunks.setdefault(session, []).append(chunk)
+    return {s for s, found in _near(conn, terms, chunks).items() if found is not None}
 
 
 def _hit(conn: sqlite3.Connection, terms: Terms, tier: int, rank: float, session: int,

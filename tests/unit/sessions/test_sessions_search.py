@@ -7,6 +7,8 @@ import json
 import sqlite3
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from solograph import reads
 from solograph.config import PRIVATE_MARKERS
@@ -302,3 +304,37 @@ def test_a_rare_identifier_outweighs_every_ordinary_word(tmp_path):
         assert set(plain[:3]) == {s.id for s in scattered} and found[0]["match"] == "all"
     finally:
         conn.close()
+
+
+WORDS = ["webhook", "retry", "clock", "parse", "http", "response", "spotter", "tests",
+         "invoice", "export", "done", "pass", "webhok", "parsehttpresponse", "jitter"]
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(WORDS), min_size=2, max_size=3, unique=True))
+def test_chunks_holding_every_word_are_those_fts5_finds(siblings, query):
+    """The one-message test reads the chunks each word's own search found to hold every word
+    (either spelling): the same chunks as FTS5's AND of the words, for every session."""
+    from solograph.sessions import search as s
+
+    conn, _ = siblings
+    terms = s.terms_of(conn, " ".join(query))
+    if len(terms.stems) < 2:
+        return
+    wanted = list(dict.fromkeys([*terms.all, *terms.phrases]))
+    plain = conn.cursor()
+    plain.row_factory = None
+    matching = "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid " \
+               "JOIN sessions s ON s.id = c.session WHERE chunks_fts MATCH ?"
+    found = {t: s._holding(conn, plain, t, matching, s.EVERY) for t in wanted}
+    sessions = [r[0] for r in conn.execute("SELECT id FROM sessions")]
+    best = {x: (0.0, -1) for x in sessions}
+    every = " AND ".join("(" + " OR ".join(s._fts(x) for x in terms.spellings(t)) + ")"
+                         for t in terms.stems)
+    expected: dict[int, list[int]] = {}
+    for chunk, session in conn.execute(
+            "SELECT c.id, c.session FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+            "WHERE chunks_fts MATCH ? ORDER BY c.id", (every,)):
+        expected.setdefault(session, []).append(chunk)
+    assert s._every_word_chunks(terms, found, sessions, best) == expected
