@@ -114,7 +114,7 @@ class _Known(Frozen):
 
     stored: dict[str, tuple[int, int] | None]  # the `folders` table
     files: dict[str, tuple[int, int, int, str]]  # path -> (size, mtime_ns, inode, status)
-    in_folder: dict[str, dict[str, str]]  # folder -> its files (name -> status)
+    names_in: dict[str, list[str]]  # folder -> the names of its files not deleted
     subfolders: dict[str, list[str]]
     live: list[str]  # the live transcripts, by path
     hot: list[str]  # the cold.HOT live transcripts modified last
@@ -131,7 +131,7 @@ def _known(conn: sqlite3.Connection) -> _Known:
     files = {r[0]: r[1:] for r in cur.execute(
         "SELECT path, size, mtime_ns, inode, status FROM files WHERE agent = 'claude' "
         "ORDER BY path")}
-    in_folder: dict[str, dict[str, str]] = {}
+    names_in: dict[str, list[str]] = {}
     subfolders: dict[str, list[str]] = {}
     stats_in: dict[str, dict[str, Stat]] = {}
     live_in: dict[str, int] = {}
@@ -140,10 +140,10 @@ def _known(conn: sqlite3.Connection) -> _Known:
     for path, row in files.items():  # one pass: a CLI read does this on every search
         folder, _, name = path.rpartition("/")
         status = row[3]
-        if listed:
-            in_folder.setdefault(folder, {})[name] = status
         if status == "deleted":
             continue
+        if listed:
+            names_in.setdefault(folder, []).append(name)
         kind = "subagent" if name.startswith("agent-") or folder.endswith("/subagents") \
             else "main"
         stats_in.setdefault(folder, {})[path] = (kind, *row[:3])
@@ -159,7 +159,7 @@ def _known(conn: sqlite3.Connection) -> _Known:
     from solograph.sessions.cold import HOT
 
     hot = heapq.nlargest(HOT, live, key=lambda p: files[p][1])
-    return _Known(stored, files, in_folder, subfolders, live, hot, stats_in, live_in)
+    return _Known(stored, files, names_in, subfolders, live, hot, stats_in, live_in)
 
 
 class _Walk:
@@ -169,7 +169,7 @@ class _Walk:
         known = unchanged(conn, "folders", lambda: _known(conn))
         self.out.stored, self.out.known = known.stored, known.files
         # The index's view of each folder: its files (name -> status) and its subfolders.
-        self.files, self.subfolders = known.in_folder, known.subfolders
+        self.names, self.subfolders = known.names_in, known.subfolders
         self.live, self.hot, self.stats_in = known.live, known.hot, known.stats_in
         self.live_in = known.live_in
         self.picked: set[str] | None = None  # the files to stat; None: every one
@@ -195,7 +195,7 @@ class _Walk:
         identity = (st.st_mtime_ns, st.st_ino)
         if self.out.stored.get(rel) == identity:
             self.out.seen[rel] = identity
-            files = [n for n, status in self.files.get(rel, {}).items() if status != "deleted"]
+            files = self.names.get(rel, [])
             subfolders = self.subfolders.get(rel, [])
         else:
             files, subfolders = self._list(rel, identity)

@@ -6,14 +6,18 @@ working folder is inside one holding a private marker (`.solograph-private`, or 
 `.metadata_never_index`) is never indexed, and is purged when the marker appears later.
 
 Folder answers are cached for one sync (`fresh()`), so checking every session's folder before
-every search costs a few stats for each distinct folder.
+every search costs one stat for each distinct folder: a marker made or removed moves its
+folder's mtime, so a folder whose mtime and inode are those it had when its markers were
+looked for (and not within RACY_NS of that look) holds the markers it held.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
 from solograph.config import PRIVATE_MARKERS
+from solograph.sessions.folders import RACY_NS  # a folder changed this close to a look
 
 TEMP_ROOTS = ("/tmp", "/private/tmp", "/var/tmp", "/var/folders", "/private/var/folders",
               "/dev/shm")
@@ -58,7 +62,7 @@ class Policy:
             for folder, paths in _marker_paths(cwd, self.markers):
                 marked = self._private.get(folder)
                 if marked is None:
-                    marked = self._private[folder] = any(os.path.exists(p) for p in paths)
+                    marked = self._private[folder] = _marked(folder, paths)
                 if marked:
                     known = True
                     break
@@ -67,6 +71,27 @@ class Policy:
 
 
 _PATHS: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, tuple[str, ...]], ...]] = {}
+# folder -> (its mtime_ns and inode, when its markers were looked for, whether it held one)
+_LOOKED: dict[str, tuple[tuple[int, int], int, bool]] = {}
+
+
+def _marked(folder: str, paths: tuple[str, ...]) -> bool:
+    """Whether `folder` holds one of the marker `paths`: looked for again only when the
+    folder changed since the last look (kept for the process)."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return False  # not there, or not ours to look in: it holds nothing we can see
+    identity = (st.st_mtime_ns, st.st_ino)
+    kept = _LOOKED.get(folder)
+    if kept is not None and kept[0] == identity and kept[1] - identity[0] >= RACY_NS:
+        return kept[2]
+    looked_ns = time.time_ns()
+    marked = any(os.path.exists(p) for p in paths)
+    if len(_LOOKED) > 10_000:
+        _LOOKED.clear()
+    _LOOKED[folder] = (identity, looked_ns, marked)
+    return marked
 
 
 def _marker_paths(cwd: str, markers: tuple[str, ...]

@@ -92,7 +92,7 @@ def sync(conn: sqlite3.Connection, root: Path | None, *, policy: Policy | None =
         upkeep.scrub(conn)
     # A file in a folder we may not list is not gone: it is unreadable, and counted so.
     hidden = tuple(d.rstrip("/") + "/" for d in denied)
-    gone = [rel for rel, row in known.items() if rel not in disk and row[3] == "live"
+    gone = [rel for rel in sorted(known.keys() - disk.keys()) if known[rel][3] == "live"
             and not (hidden and (rel.startswith(hidden) or "." in denied))]
     if gone:
         with transaction(conn):

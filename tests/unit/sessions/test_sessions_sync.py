@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from solograph.sessions.policy import Policy
 from solograph.sessions.search import search
 from solograph.sessions.store import open_index
 from solograph.sessions.sync import sync
+from tests.support.spy import calls
 from tests.support.transcripts import Transcripts, line
 
 # Test folders live under /tmp, which the default policy treats as batch runs.
@@ -276,6 +278,26 @@ def test_private_folder_never_indexed_and_purged_when_marked_later(conn, t, tmp_
     (work / "client" / ".solograph-private").unlink()
     run(conn, t)
     assert secret.id in hit_ids(conn, "negotiation")
+
+
+def test_an_unchanged_folder_is_not_searched_for_markers_again(conn, t, tmp_path,
+                                                                monkeypatch):
+    """A read stats each session's folder (and those above it) once; it looks for the
+    markers only in a folder whose mtime moved since it last did, and a marker made later
+    moves it: seen on the next read, the session purged."""
+    folder = tmp_path / "work" / "client"
+    folder.mkdir(parents=True)
+    old = time.time_ns() - 3600 * 10**9  # past the racy window
+    for f in (folder, folder.parent, tmp_path):
+        os.utime(f, ns=(old, old))
+    secret = t.conversation(str(folder), "client pricing negotiation")
+    run(conn, t)
+    looked = calls(monkeypatch, os.path, "exists")
+    run(conn, t)
+    assert not [p for p in looked if str(p).startswith(str(folder))]
+    (folder / ".solograph-private").touch()
+    assert run(conn, t)["purged"] == 1
+    assert secret.id not in hit_ids(conn, "pricing")
 
 
 def test_private_from_the_start_with_the_spotlight_marker(conn, t, tmp_path):
