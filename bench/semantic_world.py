@@ -58,6 +58,7 @@ class WriteCost:
     """CPU seconds of each part of the write path, and what it covered."""
 
     waiting: int = 0  # texts waiting in the store (all collected)
+    stored: int = 0  # the store's messages as a sync counts them (sections of a KB)
     sampled: int = 0  # texts embedded and saved
     chars: int = 0  # characters of the sampled texts
     all_chars: int = 0  # characters of every waiting text
@@ -75,6 +76,11 @@ class WriteCost:
                 + (self.embed_cpu + self.save_cpu) / max(1, self.sampled))
 
 
+# What a user's store holds, as its sync reports it: every message of a session (tool calls and
+# notices too), every section of the KB. The issue's "150,000 messages" are counted this way.
+STORED = {"sessions": "SELECT COUNT(*) FROM entries", "kb": "SELECT COUNT(*) FROM sections"}
+
+
 def write_path(settings: Settings, store: str, model, sample: int) -> WriteCost:
     """`sample` of the store's waiting texts (chosen at random) through collect, the model
     and save, in one process and one thread, as `work.run` does it."""
@@ -89,6 +95,7 @@ def write_path(settings: Settings, store: str, model, sample: int) -> WriteCost:
         work = lane.collect(conn, model.model_id, limit=10 ** 9)
         cost.collect_cpu = time.process_time() - c0
         cost.waiting = len(work.items)
+        cost.stored = conn.execute(STORED[store]).fetchone()[0]
         cost.all_chars = sum(len(i.text) for i in work.items)
         items = random.Random(SEED).sample(work.items, min(sample, len(work.items)))
         cost.sampled, cost.chars = len(items), sum(len(i.text) for i in items)

@@ -35,7 +35,8 @@ def home(tmp_path: Path, sessions: int = 4) -> Settings:
     for i in range(sessions):
         topic = TOPICS[i % len(TOPICS)]
         t.conversation(f"/home/dev/code/app{i}", f"why {topic}, case {i}?",
-                       f"Because {topic}; the fix is a lock around the retry, case {i}.")
+                       f"Because {topic}; the fix is a lock around the retry, case {i}, "
+                       "and a test that runs it twice.")
     settings = Settings(home=tmp_path / "home", claude_projects=tmp_path / "projects",
                         semantic="on")
     sync_sessions(settings)

@@ -61,11 +61,14 @@ def model():
 @pytest.fixture
 def index(tmp_path):
     t = Transcripts(tmp_path / "projects")
-    hook = t.conversation("/home/dev/code/shop", WEBHOOK, "I added three retries with backoff.")
+    hook = t.conversation("/home/dev/code/shop", WEBHOOK,
+                          "I added three retries with exponential backoff and a dead letter "
+                          "queue for what still fails after the last one.")
     food = t.conversation("/home/dev/code/recipes", RECIPES, "Renamed, conversions pass.")
     agent = t.subagent(hook)
     agent.prompt("Find where the webhook handler lives")
-    agent.reply("It is in payments/hooks.py, the deliver() function.")
+    agent.reply("It is in payments/hooks.py, the deliver() function, which posts the event "
+                "and records the answer it got back.")
     agent.flush()
     conn = open_index(tmp_path / "home" / "sessions.db")
     sync_sessions_folder(conn, tmp_path / "projects")
@@ -197,7 +200,8 @@ def test_vectors_saved_for_a_text_that_changed_meanwhile_are_dropped(index, mode
     from solograph.store import transaction
 
     with transaction(conn):
-        conn.execute("UPDATE entries SET text = 'the webhook now logs each attempt it makes' "
+        conn.execute("UPDATE entries SET text = 'the webhook now logs each attempt it makes, "
+                     "with the status the upstream answered and how long it took' "
                      "WHERE id = ?", (work.items[0].unit,))
     assert lane.LANE.save(conn, work, vectors) == 4
     assert lane.LANE.pending_count(conn, model.model_id) == 1  # the changed one waits

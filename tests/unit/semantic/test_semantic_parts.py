@@ -17,7 +17,7 @@ from solograph.semantic import available, enabled
 from solograph.semantic import embedder as emb
 from solograph.semantic.fusion import fuse, fuse_search
 from solograph.semantic.work import Item, Work
-from solograph.sessions.meaning import MESSAGE_CHARS, MIN_CHARS, message_text
+from solograph.sessions.meaning import MESSAGE_CHARS, MIN_CHARS, MIN_REPLY_CHARS, message_text
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -28,11 +28,11 @@ texts = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)
 
 
 @settings(max_examples=200, deadline=None)
-@given(texts)
-def test_a_message_embeds_its_opening_words_within_the_cut(text):
-    got = message_text(text)
+@given(texts, st.sampled_from(["prompt", "command", "reply"]))
+def test_a_message_embeds_its_opening_words_within_the_cut(text, kind):
+    got = message_text(text, kind)
     flat = " ".join(text.split())
-    if len(flat) < MIN_CHARS:
+    if len(flat) < (MIN_REPLY_CHARS if kind == "reply" else MIN_CHARS):
         assert got == ""
         return
     assert 0 < len(got) <= MESSAGE_CHARS
@@ -43,6 +43,8 @@ def test_a_message_embeds_its_opening_words_within_the_cut(text):
 def test_short_replies_say_nothing_to_embed():
     assert message_text("yes, do it") == ""
     assert message_text("   go on   \n") == ""
+    narration = "Now let me read the test file and check how the fixtures are built:"
+    assert message_text(narration, "reply") == "" and message_text(narration, "prompt")
     assert message_text("the webhook retries three times with backoff") != ""
 
 
@@ -217,7 +219,8 @@ def test_an_index_with_window_vectors_moves_to_one_vector_per_message(tmp_path, 
 
     t = Transcripts(tmp_path / "projects")
     t.conversation("/home/dev/code/app", "fix the webhook retry when the upstream answers 500",
-                   "Done: it retries three times with exponential backoff.")
+                   "Done: it retries three times with exponential backoff, and the last "
+                   "failure is logged with the upstream's answer for the next look.")
     # An index written with the windows: every migration before the messages'.
     first = tuple(m for m in store.migration_files("sessions")
                   if m[0] < "0007_message_vectors")
@@ -238,4 +241,48 @@ def test_an_index_with_window_vectors_moves_to_one_vector_per_message(tmp_path, 
     assert "chunk_vectors" not in tables and "entry_vectors" in tables
     assert lane.LANE.pending_count(conn, "some-model") == 2  # the prompt and the reply
     assert lane.LANE.embedded_count(conn, "some-model") == 0
+    conn.close()
+
+
+def test_short_replies_lose_their_vectors_and_wait_no_more(tmp_path, monkeypatch):
+    """An index embedded before replies needed MIN_REPLY_CHARS: the short reply's vector is
+    dropped and nothing waits for it; the prompt's and the long reply's stay; the counts a read
+    shows match the tables."""
+    import solograph.store as store
+    from solograph.sessions import meaning as lane
+    from solograph.sessions.store import open_index
+    from solograph.sessions.sync import sync
+    from tests.support.transcripts import Transcripts
+
+    long_reply = ("The retry now waits with exponential backoff and gives up after three "
+                  "tries, logging the upstream's last answer.")
+    t = Transcripts(tmp_path / "projects")
+    t.conversation("/home/dev/code/app", "fix the webhook retry when the upstream answers 500",
+                   "Now let me read the webhook module first:", long_reply,
+                   "And now let me run the whole test suite:")
+    first = tuple(m for m in store.migration_files("sessions") if m[0] < "0008_reply_vectors")
+    monkeypatch.setattr(store, "migration_files", lambda name: first)
+    old = open_index(tmp_path / "sessions.db")
+    sync(old, t.root)
+    waiting = [r[0] for r in old.execute("SELECT unit FROM vector_todo ORDER BY unit")]
+    assert len(waiting) == 4  # the prompt and three replies of 30 characters or more
+    with store.transaction(old):
+        old.execute("UPDATE vector_rev SET model = 'some-model' WHERE id = 1")
+        for unit in waiting[:3]:  # two embedded before the change, one reply still waiting
+            old.execute("INSERT INTO entry_vectors (entry, grp, digest, model, vector) "
+                        "VALUES (?, 0, 'd', 'some-model', ?)", (unit, bytes(768)))
+    old.close()
+    monkeypatch.undo()
+
+    conn = open_index(tmp_path / "sessions.db")
+    kept = {r[0] for r in conn.execute(
+        "SELECT e.text FROM entry_vectors v JOIN entries e ON e.id = v.entry")}
+    assert kept == {"fix the webhook retry when the upstream answers 500", long_reply}
+    assert conn.execute("SELECT COUNT(*) FROM vector_todo").fetchone()[0] == 0
+    assert lane.LANE.embedded_count(conn, "some-model") == 2
+    assert lane.LANE.pending_count(conn, "some-model") == 0
+    t.conversation("/home/dev/code/app", "and the same for the billing webhook, please",
+                   "Let me look at the billing module:", long_reply + " Billing too.")
+    sync(conn, t.root)
+    assert lane.LANE.pending_count(conn, "some-model") == 2  # its prompt and long reply
     conn.close()

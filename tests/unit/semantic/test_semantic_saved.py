@@ -68,7 +68,8 @@ def test_a_store_with_texts_waiting_saves_nothing_and_ignores_an_old_file(embedd
     for i in range(6):  # 12 messages: one round of 8 embedded, 4 waiting
         t.conversation(f"/home/dev/code/new{i}",
                        f"why does the nightly export skip the last invoice, case {i}?",
-                       f"The export ran before the invoice was committed, case {i}.")
+                       f"The export ran before the invoice was committed, case {i}; it now "
+                       "waits for the commit before it reads.")
     sync_sessions(embedded)
     rounds: list[int] = []
     drain(embedded, "sessions", stop=lambda: rounds.append(1) or len(rounds) > 1)
@@ -89,7 +90,8 @@ def test_new_texts_without_vectors_leave_the_saved_matrix_current(embedded, monk
     first = _rank(embedded)
     Transcripts(embedded.claude_projects).conversation(
         "/home/dev/code/new", "why does the nightly export skip the last invoice of the month?",
-        "The export ran before the invoice was committed; it now waits for the commit.")
+        "The export ran before the invoice was committed; it now waits for the commit "
+        "before it reads the month's invoices.")
     sync_sessions(embedded)  # texts wait, the vectors are the same: so is the matrix
     mx.forget()
     monkeypatch.setattr(mx, "build", lambda *a, **k: pytest.fail("read from the store"))
