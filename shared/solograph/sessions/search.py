@@ -39,7 +39,7 @@ from solograph.text.tokens import fts_term, query_terms, stem, words
 MAX_LIMIT = 100
 MATCH = ("phrase", "phrase", "phrase", "all", "respelled", "some")
 RARE_ID = 0.25  # an identifier held by at most this share of the sessions names its session
-NEAR_CHUNKS = 400  # chunks holding every word looked at for the one-message test, at most
+NEAR_CHUNKS = 400  # one_message: the chunks holding every word it looks at, at most
 NEAR_SESSIONS = 3  # sessions looked at per result asked for
 NEAR_READ = 3  # chunks of one session whose messages are read
 # What the user typed counts more than what was said back: people remember what they asked.
