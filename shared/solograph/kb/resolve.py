@@ -28,6 +28,20 @@ def strip_md(path: str) -> str:
     return path
 
 
+def name_of(path: str) -> str:
+    """What any way of resolving keys a link or a page by last: its file name, casefolded,
+    without a markdown extension. A link can point at a page or an asset only when the two
+    have the same name (a relative target of `.` or `..` excepted: see `changes_with`)."""
+    return strip_md(path.strip().replace("\\", "/").rpartition("/")[2]).casefold()
+
+
+def changes_with(target: str, names: set[str]) -> bool:
+    """Whether link `target` may resolve differently once pages or assets named `names` come
+    or go."""
+    name = name_of(target)
+    return name in names or name in ("", ".", "..")
+
+
 class Resolver:
     """Built once from every page path and asset path of the KB."""
 

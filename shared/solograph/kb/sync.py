@@ -28,10 +28,10 @@ from solograph.index import Synced
 from solograph.kb import check, leaders
 from solograph.kb.bm25 import NAMES, SECTIONS
 from solograph.kb.layout import Layout, missing_folders
-from solograph.kb.resolve import Resolver
+from solograph.kb.resolve import Resolver, changes_with, name_of
 from solograph.kb.store import STORE, KbIndex, configured, open_kb
 from solograph.kb.walk import walk
-from solograph.store import transaction
+from solograph.store import like_escape, transaction
 from solograph.text.tokens import index_text
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
@@ -255,19 +255,18 @@ def _write(kb: KbIndex, parsed: dict[str, _Read], gone: list[str], assets: set[s
         conn.execute("DELETE FROM assets WHERE path = ?", (path,))
     conn.executemany("INSERT OR IGNORE INTO assets (path) VALUES (?)",
                      [(p,) for p in assets - stored_assets])
-    set_changed = bool(gone) or bool(set(parsed) - stored) or assets != stored_assets
+    came_or_went = {*gone, *(set(parsed) - stored), *(assets ^ stored_assets)}
     resolver = _resolver(conn, layout)
     for path in parsed:
         resolver.add_page(path)
     for path, read in sorted(parsed.items()):
         _insert(conn, layout, resolver, path, read, tally)
-    if set_changed:
-        _resolve_all(conn, resolver)
+    moved = _resolve_again(conn, resolver, {name_of(p) for p in came_or_went}) \
+        if came_or_went else set()
     catalogs_touched = any(PurePosixPath(p).name.lower() == CATALOG
                            for p in (*parsed, *gone))
-    if set_changed or catalogs_touched or parsed:
-        _index_lines(conn, only=None if (set_changed or catalogs_touched) else set(parsed),
-                     tally=tally)
+    if catalogs_touched or parsed or moved:
+        _index_lines(conn, only=None if catalogs_touched else {*parsed, *moved}, tally=tally)
     tally.flush(conn)
 
 
@@ -364,17 +363,31 @@ def meta_text(path: str, page: Page | sqlite3.Row, index_line: str) -> str:
     return "\n".join([index_line, description, " ".join(tags), " ".join(aliases), name])
 
 
-def _resolve_all(conn: sqlite3.Connection, resolver: Resolver) -> None:
-    rows = conn.execute("SELECT l.id, l.target, d.path, l.dst, l.asset, "
-                        "(SELECT path FROM docs WHERE id = l.dst) FROM links l "
-                        "JOIN docs d ON d.id = l.src").fetchall()
-    updates = []
-    for lid, target, source, _dst, asset, dst_path in rows:
+def _resolve_again(conn: sqlite3.Connection, resolver: Resolver, names: set[str]) -> set[str]:
+    """Resolve again the links that may point elsewhere now that pages or assets named
+    `names` came or went (every other link resolves as it did: 64,760 links re-resolved on
+    each new page of a 5,000-page wiki took 0.7 s); returns the pages such a link pointed at
+    before or points at now, whose catalog lines may change."""
+    if all(n.isascii() for n in names):  # LIKE folds ASCII letters only: a prefilter
+        tests = ["l.target LIKE ? ESCAPE '\\'"] * len(names) + ["l.target LIKE '%.'"]
+        where = "WHERE " + " OR ".join(tests)
+        params: tuple = tuple(f"%{like_escape(n)}%" for n in names)
+    else:
+        where, params = "", ()
+    rows = [r for r in conn.execute(
+        "SELECT l.id, l.target, d.path, l.asset, (SELECT path FROM docs WHERE id = l.dst) "
+        f"FROM links l JOIN docs d ON d.id = l.src {where}", params)
+        if changes_with(r[1], names)]
+    updates: list[tuple] = []
+    moved: set[str] = set()
+    for lid, target, source, asset, dst_path in rows:
         page, new_asset = resolver.resolve(target, source)
         if page != dst_path or (new_asset or "") != asset:
             updates.append((page, new_asset or "", lid))
+            moved.update(p for p in (page, dst_path) if p)
     conn.executemany("UPDATE links SET dst = (SELECT id FROM docs WHERE path = ?), asset = ? "
                      "WHERE id = ?", updates)
+    return moved
 
 
 def _index_lines(conn: sqlite3.Connection, only: set[str] | None, *,

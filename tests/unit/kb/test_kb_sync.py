@@ -7,6 +7,9 @@ import os
 import sqlite3
 
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from solograph import reads
 from solograph.config import Settings
@@ -172,3 +175,64 @@ def test_an_index_from_before_the_hash_is_read_once_more(kb):
     assert conn.execute("SELECT COUNT(*) FROM docs WHERE hash = ''").fetchone()[0] == 0
     conn.close()
     assert index_kb(settings)["read"] == 0
+
+
+# --------------------------------------------------------------------------- links, generated
+
+NAMES = ["Taproot", "taproot", "graph", "Граф", "граф", "alpha-beta", "notes/taproot",
+         "../graph", "./alpha-beta", "en/graph", "img.png", "..", "index"]
+FOLDERS = ["wiki", "wiki/en", "wiki/notes", "wiki/en/deep"]
+
+
+def _links_of(settings: Settings) -> list[tuple]:
+    """Where each link points, and each page's catalog line."""
+    kb = open_kb(settings.home, settings.kb_path)
+    try:
+        return [*kb.conn.execute(
+            "SELECT s.path, l.target, l.line, d.path, l.asset FROM links l "
+            "JOIN docs s ON s.id = l.src LEFT JOIN docs d ON d.id = l.dst "
+            "ORDER BY s.path, l.line, l.target"),
+            *kb.conn.execute("SELECT path, index_line FROM docs ORDER BY path")]
+    finally:
+        kb.close()
+
+
+_page = st.tuples(st.sampled_from(FOLDERS), st.sampled_from(["taproot", "graph", "Граф",
+                                                             "alpha-beta", "index", "other"]),
+                  st.lists(st.sampled_from(NAMES), max_size=4))
+_asset = st.tuples(st.sampled_from(FOLDERS), st.sampled_from(["img.png", "graph.png"]))
+
+
+@hsettings(max_examples=25, deadline=None,
+           suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_page, min_size=1, max_size=8), st.lists(_asset, max_size=2),
+       st.lists(st.tuples(st.booleans(), _page), min_size=1, max_size=5))
+def test_links_resolve_after_pages_come_and_go_as_in_a_new_index(tmp_path_factory, pages,
+                                                                  assets, steps):
+    """Pages and assets added and removed one sync after another: every link points where an
+    index made from scratch of the same folder points it, catalog lines included."""
+    base = tmp_path_factory.mktemp("links")
+    root = base / "kb"
+
+    def write(folder: str, name: str, targets: list[str]) -> None:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        body = "\n".join(f"- [[{t}]] about {name}" for t in targets)
+        (root / folder / f"{name}.md").write_text(f"# {name}\n\n{body}\n", encoding="utf-8")
+
+    for folder, name, targets in pages:
+        write(folder, name, targets)
+    for folder, name in assets:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / name).write_bytes(b"\x89PNG")
+    kept = Settings(home=base / "kept", kb_path=root)
+    index_kb(kept)
+    for n, (add, (folder, name, targets)) in enumerate(steps):
+        page = root / folder / f"{name}.md"
+        if add or not page.exists():
+            write(folder, name, targets)
+        else:
+            page.unlink()
+        index_kb(kept)
+        fresh = Settings(home=base / f"fresh{n}", kb_path=root)
+        index_kb(fresh)
+        assert _links_of(kept) == _links_of(fresh)
