@@ -101,7 +101,12 @@ def _build_prefilter(keywords: list[str]) -> tuple[re.Pattern[bytes], dict[bytes
     def hides(outer: str, inner: str) -> bool:
         at, hit = anchors[outer]
         inner_at, inner_hit = anchors[inner]
+        anchor = inner_hit[0]
+        if anchor not in hit:  # most pairs: nowhere for inner's anchor to sit (82 -> 20 ms)
+            return False
         for shift in range(len(hit)):  # inner's anchor sits `shift` into outer's hit
+            if hit[shift] != anchor:
+                continue
             if shift == 0 and len(inner_hit) > len(hit) and inner_hit.startswith(hit):
                 continue  # the trie takes the longer hit wherever both fit
             offset = at + shift - inner_at  # inner's start, relative to outer's start
