@@ -186,6 +186,26 @@ def hook_runs(cmd: list[str], payloads: list[dict], env: dict
     return times, cpu, answered
 
 
+def hook_after_a_new_page(cmd: list[str], prompts: list[dict], env: dict, kb_root: Path,
+                          slugs: list[str], rng: random.Random) -> list[float]:
+    """The hook on a prompt right after a new note was written into the wiki (it reads and
+    indexes the note first: its links, the secrets rules), wall ms; the note is removed and
+    synced away after each run."""
+    times = []
+    for i, prompt in enumerate(prompts):
+        source = kb_root / "wiki" / f"{rng.choice(slugs)}.md"
+        note = source.with_name(f"new-note-{i}.md")
+        note.write_text(source.read_text(encoding="utf-8") + "\nA note written just now.\n",
+                        encoding="utf-8")
+        try:
+            times += hook_runs(cmd, [{**prompt, "session_id": f"{prompt['session_id']}-new"}],
+                               env)[0]
+        finally:
+            note.unlink()
+        hook_runs(cmd, [{**prompt, "session_id": f"{prompt['session_id']}-gone"}], env)
+    return times
+
+
 # A child's ru_maxrss counts what it shared with the process that forked it, so the hook is
 # started from a small Python that reports its children's peak, not from this bench.
 _PEAK = ("import resource, subprocess, sys\n"
@@ -335,6 +355,7 @@ def measure(args: argparse.Namespace, pages: int) -> list[Figure]:
     hook_runs(cmd, warm, env)  # warm the page cache and the index
     start_ms, _start_cpu, start_answered = hook_runs(cmd, starts, env)
     prompt_ms, prompt_cpu, prompt_answered = hook_runs(cmd, prompts, env)
+    added_ms = hook_after_a_new_page(cmd, prompts, env, kb_root, slugs, rng)
     hook_rss = hook_peak_rss(cmd, prompts[:3], env)
     bare_ms, _, _ = hook_runs([sys.executable, "-c", "pass"], starts[:20], env)
     start_s, prompt_s = summarize(start_ms), summarize(prompt_ms)
@@ -381,6 +402,8 @@ def measure(args: argparse.Namespace, pages: int) -> list[Figure]:
         Figure("hook prompt p50, CPU (the child's)", summarize(prompt_cpu)["p50"], "ms",
                key="hook_prompt_cpu_p50_ms"),
         Figure("hook prompt runs that named a page", f"{prompt_answered}/{len(prompts)}"),
+        Figure("hook prompt p50 right after a note was added", summarize(added_ms)["p50"], "ms",
+               key="hook_prompt_after_new_page_p50_ms"),
         Figure("hook peak RSS (largest run)", hook_rss, "MB", "< 300 MB", hook_rss < 300,
                key="hook_peak_rss_mb"),
         Figure("bare `python -c pass` p50 (for scale)", summarize(bare_ms)["p50"], "ms",
