@@ -71,21 +71,26 @@ class Policy:
 
 
 _PATHS: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, tuple[str, ...]], ...]] = {}
-# folder -> (its mtime_ns and inode, when its markers were looked for, whether it held one)
-_LOOKED: dict[str, tuple[tuple[int, int], int, bool]] = {}
+# folder -> (its mtime_ns and inode, or None; when its markers were looked for; whether it
+# held one)
+_LOOKED: dict[str, tuple[tuple[int, int] | None, int, bool]] = {}
 
 
 def _marked(folder: str, paths: tuple[str, ...]) -> bool:
-    """Whether `folder` holds one of the marker `paths`: looked for again only when the
-    folder changed since the last look (kept for the process)."""
-    try:
-        st = os.stat(folder)
-    except OSError:
-        return False  # not there, or not ours to look in: it holds nothing we can see
-    identity = (st.st_mtime_ns, st.st_ino)
+    """Whether `folder` holds one of the marker `paths`: in a process that asks again (one
+    that keeps its readers), looked for again only when the folder changed since the last
+    look. A process's first look does not stat the folder: a command that reads once would
+    pay for a stat it never compares."""
     kept = _LOOKED.get(folder)
-    if kept is not None and kept[0] == identity and kept[1] - identity[0] >= RACY_NS:
-        return kept[2]
+    identity = None
+    if kept is not None:
+        try:
+            st = os.stat(folder)
+        except OSError:
+            return False  # not there, or not ours to look in: it holds nothing we can see
+        identity = (st.st_mtime_ns, st.st_ino)
+        if kept[0] == identity and kept[1] - identity[0] >= RACY_NS:
+            return kept[2]
     looked_ns = time.time_ns()
     marked = any(os.path.exists(p) for p in paths)
     if len(_LOOKED) > 10_000:

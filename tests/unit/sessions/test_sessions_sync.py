@@ -282,16 +282,17 @@ def test_private_folder_never_indexed_and_purged_when_marked_later(conn, t, tmp_
 
 def test_an_unchanged_folder_is_not_searched_for_markers_again(conn, t, tmp_path,
                                                                 monkeypatch):
-    """A read stats each session's folder (and those above it) once; it looks for the
-    markers only in a folder whose mtime moved since it last did, and a marker made later
-    moves it: seen on the next read, the session purged."""
+    """A process that reads again stats each session's folder (and those above it) once a
+    read; it looks for the markers only in a folder whose mtime moved since it last did, and
+    a marker made later moves it: seen on the next read, the session purged."""
     folder = tmp_path / "work" / "client"
     folder.mkdir(parents=True)
     old = time.time_ns() - 3600 * 10**9  # past the racy window
     for f in (folder, folder.parent, tmp_path):
         os.utime(f, ns=(old, old))
     secret = t.conversation(str(folder), "client pricing negotiation")
-    run(conn, t)
+    run(conn, t)  # a process's first look: the markers only (a command reads once)
+    run(conn, t)  # the second: the folder's mtime noted
     looked = calls(monkeypatch, os.path, "exists")
     run(conn, t)
     assert not [p for p in looked if str(p).startswith(str(folder))]
