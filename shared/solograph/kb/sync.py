@@ -25,13 +25,13 @@ from pathlib import Path, PurePosixPath
 
 from solograph.frozen import Record, factory
 from solograph.index import Synced
-from solograph.kb import check, leaders
+from solograph.kb import check, leaders, linking
 from solograph.kb.bm25 import NAMES, SECTIONS
 from solograph.kb.layout import Layout, missing_folders
-from solograph.kb.resolve import Resolver, changes_with, name_of
+from solograph.kb.resolve import Resolver
 from solograph.kb.store import STORE, KbIndex, configured, open_kb
 from solograph.kb.walk import walk
-from solograph.store import like_escape, transaction
+from solograph.store import transaction
 from solograph.text.tokens import index_text
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
@@ -256,18 +256,13 @@ def _write(kb: KbIndex, parsed: dict[str, _Read], gone: list[str], assets: set[s
     conn.executemany("INSERT OR IGNORE INTO assets (path) VALUES (?)",
                      [(p,) for p in assets - stored_assets])
     came_or_went = {*gone, *(set(parsed) - stored), *(assets ^ stored_assets)}
-    # The links to resolve: those the pages read hold, and those that may point at what came
-    # or went; only the pages and assets of their names can be what they point at.
-    names = {name_of(p) for p in came_or_went} | {
-        name_of(link.target) for read in parsed.values() if read.page
-        for link in read.page.links}
-    resolver = _resolver(conn, layout, None if names & {".", ".."} else names)
+    resolver = linking.resolver(conn, layout.pages_prefix, came_or_went, [
+        link.target for read in parsed.values() if read.page for link in read.page.links])
     for path in parsed:
         resolver.add_page(path)
     for path, read in sorted(parsed.items()):
         _insert(conn, layout, resolver, path, read, tally)
-    moved = _resolve_again(conn, resolver, {name_of(p) for p in came_or_went}) \
-        if came_or_went else set()
+    moved = linking.resolve_again(conn, resolver, came_or_went)
     catalogs_touched = any(PurePosixPath(p).name.lower() == CATALOG
                            for p in (*parsed, *gone))
     if catalogs_touched or parsed or moved:
@@ -293,16 +288,6 @@ def _clear(conn: sqlite3.Connection, doc: int, tally: leaders.Tally) -> None:
     conn.execute("DELETE FROM sections WHERE doc = ?", (doc,))
     conn.execute("DELETE FROM links WHERE src = ?", (doc,))
     conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (doc,))
-
-
-def _resolver(conn: sqlite3.Connection, layout: Layout, names: set[str] | None) -> Resolver:
-    """A resolver of the links whose names are `names` (None: any link): built from the pages
-    and assets of those names only (from all 5,000 pages of a wiki it took 25 ms a sync)."""
-    def named(table: str) -> list[str]:
-        paths = [r[0] for r in conn.execute(f"SELECT path FROM {table}")]
-        return paths if names is None else [p for p in paths if name_of(p) in names]
-
-    return Resolver(named("docs"), named("assets"), pages_prefix=layout.pages_prefix)
 
 
 def _insert(conn: sqlite3.Connection, layout: Layout, resolver: Resolver, path: str,
@@ -370,33 +355,6 @@ def meta_text(path: str, page: Page | sqlite3.Row, index_line: str) -> str:
         tags, aliases = json.loads(page["tags"]), json.loads(page["aliases"])
     name = PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
     return "\n".join([index_line, description, " ".join(tags), " ".join(aliases), name])
-
-
-def _resolve_again(conn: sqlite3.Connection, resolver: Resolver, names: set[str]) -> set[str]:
-    """Resolve again the links that may point elsewhere now that pages or assets named
-    `names` came or went (every other link resolves as it did: 64,760 links re-resolved on
-    each new page of a 5,000-page wiki took 0.7 s); returns the pages such a link pointed at
-    before or points at now, whose catalog lines may change."""
-    if all(n.isascii() for n in names):  # LIKE folds ASCII letters only: a prefilter
-        tests = ["l.target LIKE ? ESCAPE '\\'"] * len(names) + ["l.target LIKE '%.'"]
-        where = "WHERE " + " OR ".join(tests)
-        params: tuple = tuple(f"%{like_escape(n)}%" for n in names)
-    else:
-        where, params = "", ()
-    rows = [r for r in conn.execute(
-        "SELECT l.id, l.target, d.path, l.asset, (SELECT path FROM docs WHERE id = l.dst) "
-        f"FROM links l JOIN docs d ON d.id = l.src {where}", params)
-        if changes_with(r[1], names)]
-    updates: list[tuple] = []
-    moved: set[str] = set()
-    for lid, target, source, asset, dst_path in rows:
-        page, new_asset = resolver.resolve(target, source)
-        if page != dst_path or (new_asset or "") != asset:
-            updates.append((page, new_asset or "", lid))
-            moved.update(p for p in (page, dst_path) if p)
-    conn.executemany("UPDATE links SET dst = (SELECT id FROM docs WHERE path = ?), asset = ? "
-                     "WHERE id = ?", updates)
-    return moved
 
 
 def _index_lines(conn: sqlite3.Connection, only: set[str] | None, *,
