@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from solograph.frozen import Record, factory
+from solograph.racy import racy
 
 TYPE_CHECKING = False  # importing typing costs every start ~2 ms
 if TYPE_CHECKING:
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 
 HOT = 64
 COLD = 256
-RACY_NS = 2_000_000_000
 WATCHED_MAX = 500  # more changed paths than this: the turn of the cold pages, as without
 
 
@@ -178,7 +178,7 @@ def keep(conn: sqlite3.Connection, listing: Listing, under: str, *, trusted: boo
     now = time.time_ns()
     rows = {}
     for rel, (ctime, inode, rules, denied) in listing.folders.items():
-        if ctime >= 0 and (not trusted or now - ctime < RACY_NS):
+        if ctime >= 0 and (not trusted or racy(ctime, now)):
             ctime = -1
         rows[rel] = (ctime, inode, rules, denied)
     stored = {r[0]: tuple(r[1:]) for r in conn.execute(

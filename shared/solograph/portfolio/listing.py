@@ -23,10 +23,11 @@ import json
 import os
 import time
 
+from solograph.racy import RACY_NS
+
 GIT_FILES = (".git", ".git/HEAD", ".git/index", ".git/packed-refs", ".git/info/exclude",
              ".git/refs", ".git/refs/heads")
 IGNORE_FILES = (".gitignore",)
-RACY_NS = 2_000_000_000
 
 
 def watched(listing: list[str]) -> list[str]:

@@ -33,11 +33,11 @@ import time
 from pathlib import Path
 
 from solograph.frozen import Frozen
+from solograph.racy import racy
 from solograph.sessions.steady import unchanged
 from solograph.store import transaction
 
 Stat = tuple[str, int, int, int]  # kind, size, mtime_ns, inode
-RACY_NS = 2_000_000_000  # a folder changed this close to its listing is listed again
 
 
 class Listing:
@@ -213,8 +213,7 @@ class _Walk:
             return [], []
         except (FileNotFoundError, NotADirectoryError):
             return [], []
-        racy = self.out.started_ns - identity[0] < RACY_NS
-        self.out.seen[rel] = None if racy else identity
+        self.out.seen[rel] = None if racy(identity[0], self.out.started_ns) else identity
         self.out.listed.add(rel)
         prefix = f"{rel}/" if rel else ""
         return ([name for name, is_dir in found if not is_dir],

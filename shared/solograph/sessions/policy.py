@@ -8,7 +8,8 @@ working folder is inside one holding a private marker (`.solograph-private`, or 
 Folder answers are cached for one sync (`fresh()`), so checking every session's folder before
 every search costs one stat for each distinct folder: a marker made or removed moves its
 folder's mtime, so a folder whose mtime and inode are those it had when its markers were
-looked for (and not within RACY_NS of that look) holds the markers it held.
+looked for (and not changed within RACY_NS of that look: solograph/racy.py) holds the
+markers it held.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import os
 import time
 
 from solograph.config import PRIVATE_MARKERS
-from solograph.sessions.folders import RACY_NS  # a folder changed this close to a look
+from solograph.racy import racy
 
 TEMP_ROOTS = ("/tmp", "/private/tmp", "/var/tmp", "/var/folders", "/private/var/folders",
               "/dev/shm")
@@ -89,7 +90,7 @@ def _marked(folder: str, paths: tuple[str, ...]) -> bool:
         except OSError:
             return False  # not there, or not ours to look in: it holds nothing we can see
         identity = (st.st_mtime_ns, st.st_ino)
-        if kept[0] == identity and kept[1] - identity[0] >= RACY_NS:
+        if kept[0] == identity and not racy(identity[0], kept[1]):
             return kept[2]
     looked_ns = time.time_ns()
     marked = any(os.path.exists(p) for p in paths)

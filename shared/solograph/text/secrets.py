@@ -102,7 +102,7 @@ def _build_prefilter(keywords: list[str]) -> tuple[re.Pattern[bytes], dict[bytes
         at, hit = anchors[outer]
         inner_at, inner_hit = anchors[inner]
         anchor = inner_hit[0]
-        if anchor not in hit:  # most pairs: nowhere for inner's anchor to sit (82 -> 20 ms)
+        if anchor not in hit:  # most pairs: nowhere for inner's anchor to sit (82 -> 15 ms)
             return False
         for shift in range(len(hit)):  # inner's anchor sits `shift` into outer's hit
             if hit[shift] != anchor:

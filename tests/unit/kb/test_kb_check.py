@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from solograph import reads
+from solograph import racy, reads
 from solograph.config import Settings
 from solograph.kb import check
 from solograph.kb.store import open_kb
@@ -23,7 +23,7 @@ from tests.support.spy import calls
 
 @pytest.fixture
 def kb(tmp_path, monkeypatch):
-    monkeypatch.setattr(check, "RACY_NS", 0)
+    monkeypatch.setattr(racy, "RACY_NS", 0)
     root = make_kb(tmp_path)
     settings = Settings(home=tmp_path / "home", kb_path=root)
     index_kb(settings)
