@@ -13,11 +13,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from solograph.kb.resolve import Resolver, changes_with, name_of
+from solograph.kb.resolve import ANYWHERE, Resolver, changes_with, name_of
 from solograph.store import like_escape
-
-# Names no page is keyed by: a target ending so (`../..`) may point anywhere once normalised.
-ANYWHERE = frozenset({".", ".."})
 
 
 def resolver(conn: sqlite3.Connection, pages_prefix: str, came_or_went: set[str],

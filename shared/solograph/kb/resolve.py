@@ -28,10 +28,14 @@ def strip_md(path: str) -> str:
     return path
 
 
+# Names no page or asset has: a target ending so (`../..`) may point anywhere once normalised.
+ANYWHERE = frozenset({".", ".."})
+
+
 def name_of(path: str) -> str:
     """What any way of resolving keys a link or a page by last: its file name, casefolded,
     without a markdown extension. A link can point at a page or an asset only when the two
-    have the same name (a relative target of `.` or `..` excepted: see `changes_with`)."""
+    have the same name (a relative target named ANYWHERE excepted)."""
     return strip_md(path.strip().replace("\\", "/").rpartition("/")[2]).casefold()
 
 
@@ -39,7 +43,7 @@ def changes_with(target: str, names: set[str]) -> bool:
     """Whether link `target` may resolve differently once pages or assets named `names` come
     or go."""
     name = name_of(target)
-    return name in names or name in ("", ".", "..")
+    return name in names or name in ANYWHERE
 
 
 class Resolver:
